@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * debugfs: wsched/<pool>/stats shows a pool's per-CPU event counters.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "wsched_internal.h"
+
+static struct dentry *ws_debugfs_root;
+
+static void ws_stats_row(struct seq_file *m, const struct ws_pool_stats *s)
+{
+	seq_printf(m, " %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
+		   s->spawned, s->executed, s->bypassed, s->popped, s->stolen,
+		   s->steal_failed, s->injected, s->sleeps, s->wakeups);
+}
+
+static int ws_stats_show(struct seq_file *m, void *unused)
+{
+	struct ws_pool *pool = m->private;
+	struct ws_pool_stats total;
+	unsigned int cpu;
+
+	seq_puts(m, "cpu spawned executed bypassed popped stolen steal_failed injected sleeps wakeups\n");
+	for_each_possible_cpu(cpu) {
+		struct ws_pool_stats snap = per_cpu_ptr(pool->stats, cpu)->c;
+
+		seq_printf(m, "%u", cpu);
+		ws_stats_row(m, &snap);
+	}
+	ws_pool_read_stats(pool, &total);
+	seq_puts(m, "total");
+	ws_stats_row(m, &total);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ws_stats);
+
+void ws_debugfs_add_pool(struct ws_pool *pool)
+{
+	pool->debugfs_dir = debugfs_create_dir(pool->name, ws_debugfs_root);
+	debugfs_create_file("stats", 0444, pool->debugfs_dir, pool,
+			    &ws_stats_fops);
+}
+
+void ws_debugfs_remove_pool(struct ws_pool *pool)
+{
+	debugfs_remove_recursive(pool->debugfs_dir);
+	pool->debugfs_dir = NULL;
+}
+
+void ws_debugfs_init(void)
+{
+	ws_debugfs_root = debugfs_create_dir("wsched", NULL);
+}
+
+void ws_debugfs_exit(void)
+{
+	debugfs_remove_recursive(ws_debugfs_root);
+	ws_debugfs_root = NULL;
+}

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the scheduler: fork-join, bypass, stealing, waiting from
+ * outside the pool, nesting bounds and pool lifetime.  Each test uses a
+ * private pool, so its counters move only for the test's own tasks.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/wsched.h>
+
+static struct ws_pool *test_pool(struct kunit *test, const char *name)
+{
+	struct ws_pool *pool = ws_pool_create(name);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
+	KUNIT_EXPECT_EQ(test, ws_pool_nr_workers(pool), num_online_cpus());
+	return pool;
+}
+
+/* ---- fork-join fib, a task spawned at every call ---- */
+
+struct fib_frame {
+	struct ws_task task;
+	struct ws_pool *pool;
+	unsigned int n;
+	unsigned long result;
+};
+
+static struct ws_task *fib_fn(struct ws_task *task);
+
+static void fib_frame_init(struct fib_frame *f, struct ws_pool *pool,
+			   unsigned int n)
+{
+	ws_task_init(&f->task, fib_fn);
+	f->pool = pool;
+	f->n = n;
+	f->result = 0;
+}
+
+static struct ws_task *fib_fn(struct ws_task *task)
+{
+	struct fib_frame *f = container_of(task, struct fib_frame, task);
+	struct fib_frame a, b;
+	struct ws_group group;
+
+	if (f->n < 2) {
+		f->result = f->n;
+		return NULL;
+	}
+	ws_group_init(&group, f->pool);
+	fib_frame_init(&a, f->pool, f->n - 1);
+	fib_frame_init(&b, f->pool, f->n - 2);
+	ws_spawn(&group, &a.task);
+	ws_spawn(&group, &b.task);
+	ws_group_wait(&group);
+	f->result = a.result + b.result;
+	return NULL;
+}
+
+static unsigned long fib_serial(unsigned int n)
+{
+	return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2);
+}
+
+/* Calls of the recursion: calls(n) = 2 * fib(n + 1) - 1. */
+static unsigned long fib_calls(unsigned int n)
+{
+	return 2 * fib_serial(n + 1) - 1;
+}
+
+static unsigned long fib_parallel(struct ws_pool *pool, unsigned int n)
+{
+	struct fib_frame root;
+	struct ws_group group;
+
+	ws_group_init(&group, pool);
+	fib_frame_init(&root, pool, n);
+	ws_spawn(&group, &root.task);
+	ws_group_wait(&group);
+	return root.result;
+}
+
+static void sched_fib25(struct kunit *test)
+{
+	struct ws_pool *pool = test_pool(test, "t_fib");
+	struct ws_pool_stats before, after;
+	unsigned long result;
+
+	ws_pool_read_stats(pool, &before);
+	result = fib_parallel(pool, 25);
+	ws_pool_read_stats(pool, &after);
+
+	KUNIT_EXPECT_EQ(test, result, fib_serial(25));
+	KUNIT_EXPECT_EQ(test, result, 75025UL);
+	/* Every call ran exactly once: one injected root, the rest spawned. */
+	KUNIT_EXPECT_EQ(test, after.executed - before.executed, fib_calls(25));
+	KUNIT_EXPECT_EQ(test, after.injected - before.injected, 1ULL);
+	KUNIT_EXPECT_EQ(test, after.spawned - before.spawned, fib_calls(25) - 1);
+	KUNIT_EXPECT_EQ(test, (after.popped - before.popped) +
+			(after.stolen - before.stolen), fib_calls(25) - 1);
+	ws_pool_destroy(pool);
+}
+
+static void sched_system_pool(struct kunit *test)
+{
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ws_system_pool);
+	KUNIT_EXPECT_EQ(test, fib_parallel(ws_system_pool, 18), fib_serial(18));
+	KUNIT_EXPECT_EQ(test, fib_parallel(NULL, 12), fib_serial(12));
+}
+
+/* ---- bypass ---- */
+
+#define CHAIN_LEN 1000
+
+struct chain_link {
+	struct ws_task task;
+	unsigned int pos;
+	struct chain *chain;
+};
+
+struct chain {
+	struct chain_link links[CHAIN_LEN];
+	struct task_struct *thread[CHAIN_LEN];
+	unsigned int order[CHAIN_LEN];
+	atomic_t next_seq;
+};
+
+static struct ws_task *chain_fn(struct ws_task *task)
+{
+	struct chain_link *link = container_of(task, struct chain_link, task);
+	struct chain *chain = link->chain;
+	unsigned int pos = link->pos;
+
+	chain->thread[pos] = current;
+	chain->order[pos] = atomic_inc_return(&chain->next_seq);
+	if (pos + 1 == CHAIN_LEN)
+		return NULL;
+	return &chain->links[pos + 1].task;
+}
+
+/*
+ * A chain of tasks, each returning the next: all run on the worker that
+ * took the first, in order, with no deque traffic at all.
+ */
+static void sched_bypass(struct kunit *test)
+{
+	struct ws_pool *pool = test_pool(test, "t_bypass");
+	struct ws_pool_stats before, after;
+	struct ws_group group;
+	struct chain *chain;
+	unsigned int i;
+
+	chain = kunit_kzalloc(test, sizeof(*chain), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, chain);
+	for (i = 0; i < CHAIN_LEN; i++) {
+		ws_task_init(&chain->links[i].task, chain_fn);
+		chain->links[i].pos = i;
+		chain->links[i].chain = chain;
+	}
+	ws_group_init(&group, pool);
+	ws_pool_read_stats(pool, &before);
+	ws_spawn(&group, &chain->links[0].task);
+	ws_group_wait(&group);
+	ws_pool_read_stats(pool, &after);
+
+	for (i = 0; i < CHAIN_LEN; i++) {
+		KUNIT_EXPECT_EQ(test, chain->order[i], i + 1);
+		KUNIT_EXPECT_PTR_EQ(test, chain->thread[i], chain->thread[0]);
+	}
+	KUNIT_EXPECT_PTR_NE(test, chain->thread[0], current);
+	KUNIT_EXPECT_EQ(test, after.executed - before.executed, (u64)CHAIN_LEN);
+	KUNIT_EXPECT_EQ(test, after.bypassed - before.bypassed,
+			(u64)CHAIN_LEN - 1);
+	KUNIT_EXPECT_EQ(test, after.injected - before.injected, 1ULL);
+	KUNIT_EXPECT_EQ(test, after.spawned - before.spawned, 0ULL);
+	KUNIT_EXPECT_EQ(test, after.popped - before.popped, 0ULL);
+	KUNIT_EXPECT_EQ(test, after.stolen - before.stolen, 0ULL);
+	ws_pool_destroy(pool);
+}
+
+/* ---- many tasks, counted one by one ---- */
+
+struct counted {
+	struct ws_task task;
+	atomic_t runs;
+	int cpu;
+	unsigned int delay_us;
+	atomic_t *finished;
+};
+
+static struct ws_task *counted_fn(struct ws_task *task)
+{
+	struct counted *c = container_of(task, struct counted, task);
+
+	if (c->delay_us > 100)
+		usleep_range(c->delay_us, c->delay_us * 2);
+	else if (c->delay_us)
+		udelay(c->delay_us);
+	c->cpu = raw_smp_processor_id();
+	atomic_inc(&c->runs);
+	atomic_inc(c->finished);
+	return NULL;
+}
+
+static struct counted *counted_alloc(struct kunit *test, unsigned int n,
+				     unsigned int delay_us, atomic_t *finished)
+{
+	struct counted *c = kunit_kcalloc(test, n, sizeof(*c), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (i = 0; i < n; i++) {
+		ws_task_init(&c[i].task, counted_fn);
+		c[i].delay_us = delay_us;
+		c[i].cpu = -1;
+		c[i].finished = finished;
+	}
+	return c;
+}
+
+static void expect_each_once(struct kunit *test, struct counted *c,
+			     unsigned int n)
+{
+	unsigned int i, once = 0;
+
+	for (i = 0; i < n; i++)
+		once += atomic_read(&c[i].runs) == 1;
+	KUNIT_EXPECT_EQ(test, once, n);
+}
+
+struct fan_out {
+	struct ws_task task;
+	struct ws_pool *pool;
+	struct counted *children;
+	unsigned int nr;
+};
+
+/* A task on a worker spawns all children onto its own deque and waits. */
+static struct ws_task *fan_out_fn(struct ws_task *task)
+{
+	struct fan_out *f = container_of(task, struct fan_out, task);
+	struct ws_group group;
+	unsigned int i;
+
+	ws_group_init(&group, f->pool);
+	for (i = 0; i < f->nr; i++)
+		ws_spawn(&group, &f->children[i].task);
+	ws_group_wait(&group);
+	return NULL;
+}
+
+#define STEAL_TASKS 256
+
+static void sched_steal(struct kunit *test)
+{
+	struct ws_pool_stats before, after;
+	struct ws_pool *pool;
+	struct ws_group group;
+	struct fan_out root;
+	atomic_t finished = ATOMIC_INIT(0);
+	DECLARE_BITMAP(cpus, NR_CPUS);
+	unsigned int i;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs at least two CPUs");
+	pool = test_pool(test, "t_steal");
+	root.children = counted_alloc(test, STEAL_TASKS, 300, &finished);
+	root.nr = STEAL_TASKS;
+	root.pool = pool;
+	ws_task_init(&root.task, fan_out_fn);
+	ws_group_init(&group, pool);
+
+	ws_pool_read_stats(pool, &before);
+	ws_spawn(&group, &root.task);
+	ws_group_wait(&group);
+	ws_pool_read_stats(pool, &after);
+
+	expect_each_once(test, root.children, STEAL_TASKS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&finished), STEAL_TASKS);
+	KUNIT_EXPECT_EQ(test, after.spawned - before.spawned, (u64)STEAL_TASKS);
+	KUNIT_EXPECT_GT(test, after.stolen - before.stolen, 0ULL);
+	KUNIT_EXPECT_EQ(test, (after.popped - before.popped) +
+			(after.stolen - before.stolen), (u64)STEAL_TASKS);
+	bitmap_zero(cpus, NR_CPUS);
+	for (i = 0; i < STEAL_TASKS; i++)
+		if (root.children[i].cpu >= 0)
+			__set_bit(root.children[i].cpu, cpus);
+	KUNIT_EXPECT_GE(test, bitmap_weight(cpus, NR_CPUS), 2U);
+	ws_pool_destroy(pool);
+}
+
+/*
+ * A thread outside the pool spawns sleeping tasks and waits: the wait
+ * returns only once all of them have run, each exactly once.
+ */
+static void sched_outside_wait(struct kunit *test)
+{
+	const unsigned int n = 1000;
+	struct ws_pool_stats before, after;
+	atomic_t finished = ATOMIC_INIT(0);
+	struct ws_pool *pool;
+	struct ws_group group;
+	struct counted *c;
+	unsigned int i;
+
+	pool = test_pool(test, "t_outside");
+	c = counted_alloc(test, n, 0, &finished);
+	for (i = 0; i < n; i += 50)
+		c[i].delay_us = 2000;	/* some tasks sleep */
+	ws_group_init(&group, pool);
+	ws_pool_read_stats(pool, &before);
+	for (i = 0; i < n; i++)
+		ws_spawn(&group, &c[i].task);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&finished), n);
+	KUNIT_EXPECT_TRUE(test, ws_group_done(&group));
+	ws_pool_read_stats(pool, &after);
+	expect_each_once(test, c, n);
+	KUNIT_EXPECT_EQ(test, after.injected - before.injected, (u64)n);
+	KUNIT_EXPECT_EQ(test, after.executed - before.executed, (u64)n);
+
+	/* The group can be used again once empty. */
+	atomic_set(&finished, 0);
+	for (i = 0; i < n; i++)
+		ws_spawn(&group, &c[i].task);
+	ws_group_wait(&group);
+	KUNIT_EXPECT_EQ(test, atomic_read(&finished), n);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&c[i].runs), 2);
+	ws_pool_destroy(pool);
+}
+
+/* ---- nesting deeper than a single worker may go ---- */
+
+struct chain_frame {
+	struct ws_task task;
+	struct ws_pool *pool;
+	unsigned int depth;
+	atomic_t *levels;
+};
+
+static struct ws_task *deep_fn(struct ws_task *task)
+{
+	struct chain_frame *f = container_of(task, struct chain_frame, task);
+	struct chain_frame child;
+	struct ws_group group;
+
+	atomic_inc(&f->levels[f->depth]);
+	if (!f->depth)
+		return NULL;
+	child = *f;
+	ws_task_init(&child.task, deep_fn);
+	child.depth--;
+	ws_group_init(&group, f->pool);
+	ws_spawn(&group, &child.task);
+	ws_group_wait(&group);
+	return NULL;
+}
+
+/*
+ * Each level spawns one child and waits for it, 1.5 times deeper than
+ * one worker may nest: the worker at the bound sleeps and another worker
+ * steals the rest of the chain.
+ */
+static void sched_deep_nesting(struct kunit *test)
+{
+	const unsigned int depth = WS_MAX_WAIT_DEPTH * 3 / 2;
+	struct chain_frame root;
+	struct ws_pool *pool;
+	struct ws_group group;
+	unsigned int i, once = 0;
+	atomic_t *levels;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs at least two CPUs");
+	pool = test_pool(test, "t_deep");
+	levels = kunit_kcalloc(test, depth + 1, sizeof(*levels), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, levels);
+	ws_task_init(&root.task, deep_fn);
+	root.pool = pool;
+	root.depth = depth;
+	root.levels = levels;
+	ws_group_init(&group, pool);
+	ws_spawn(&group, &root.task);
+	ws_group_wait(&group);
+	for (i = 0; i <= depth; i++)
+		once += atomic_read(&levels[i]) == 1;
+	KUNIT_EXPECT_EQ(test, once, depth + 1);
+	ws_pool_destroy(pool);
+}
+
+/* ---- pool lifetime ---- */
+
+static void sched_pool_lifecycle(struct kunit *test)
+{
+	atomic_t finished = ATOMIC_INIT(0);
+	unsigned int round, i;
+	struct counted *c;
+
+	c = counted_alloc(test, 64, 0, &finished);
+	for (round = 0; round < 20; round++) {
+		struct ws_pool *pool = test_pool(test, "t_life");
+		struct ws_group group;
+
+		ws_group_init(&group, pool);
+		for (i = 0; i < 64; i++)
+			ws_spawn(&group, &c[i].task);
+		ws_group_wait(&group);
+		ws_pool_destroy(pool);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&finished), 20 * 64);
+	for (i = 0; i < 64; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&c[i].runs), 20);
+
+	/* An idle pool destroyed at once, and an unused one. */
+	ws_pool_destroy(test_pool(test, "t_life"));
+	ws_pool_destroy(NULL);
+}
+
+static struct kunit_case sched_cases[] = {
+	KUNIT_CASE(sched_fib25),
+	KUNIT_CASE(sched_system_pool),
+	KUNIT_CASE(sched_bypass),
+	KUNIT_CASE(sched_steal),
+	KUNIT_CASE(sched_outside_wait),
+	KUNIT_CASE(sched_deep_nesting),
+	KUNIT_CASE(sched_pool_lifecycle),
+	{}
+};
+
+static struct kunit_suite sched_suite = {
+	.name = "wsched_sched",
+	.test_cases = sched_cases,
+};
+
+kunit_test_suite(sched_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for wsched");

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wsched internals shared by the core, debugfs and the KUnit tests.
+ */
+#ifndef _WSCHED_INTERNAL_H
+#define _WSCHED_INTERNAL_H
+
+#include <linux/cpuhotplug.h>
+#include <linux/list.h>
+#include <linux/percpu.h>
+#include <linux/spinlock.h>
+#include <linux/wsched.h>
+
+#include "ws_deque.h"
+
+/* Empty rounds a worker spins through before it goes to sleep. */
+#define WS_SPIN_ROUNDS		64
+
+/**
+ * struct ws_cpu_stats - per-CPU event counters of a pool
+ * @c: the counters, named as in struct ws_pool_stats
+ *
+ * Incremented with this_cpu_inc() by whatever thread causes the event;
+ * read without synchronisation (a snapshot).
+ */
+struct ws_cpu_stats {
+	struct ws_pool_stats c;
+};
+
+/**
+ * struct ws_worker - one worker of a pool, bound to one CPU
+ * @deque: tasks this worker spawned; it pops them, others steal them
+ * @pool: the pool
+ * @thread: the kthread, or NULL while the CPU is offline
+ * @idle_node: link in the pool's idle list while asleep or about to be
+ * @cpu: the CPU the worker is bound to
+ * @rand: state of the victim-choosing xorshift generator
+ * @wait_depth: how many ws_group_wait() calls are nested on this worker
+ */
+struct ws_worker {
+	struct ws_deque deque;
+	struct ws_pool *pool;
+	struct task_struct *thread;
+	struct list_head idle_node;
+	unsigned int cpu;
+	u32 rand;
+	unsigned int wait_depth;
+};
+
+/**
+ * struct ws_pool - a work-stealing thread pool
+ * @name: the name, shown in debugfs and in worker thread names
+ * @workers: one worker per possible CPU, indexed by CPU number
+ * @nr_slots: number of entries of @workers (nr_cpu_ids)
+ * @inject: tasks submitted from outside the pool's workers
+ * @nr_idle: number of workers on @idle_list
+ * @idle_lock: protects @idle_list and the wake-up of its workers
+ * @idle_list: workers that are asleep or about to sleep
+ * @nr_threads: workers with a running thread (changed under hotplug lock)
+ * @stats: per-CPU event counters
+ * @cpuhp_node: instance of the pool in the CPU hotplug state
+ * @debugfs_dir: the pool's debugfs directory
+ */
+struct ws_pool {
+	char name[WS_NAME_LEN];
+	struct ws_worker **workers;
+	unsigned int nr_slots;
+	struct llist_head inject ____cacheline_aligned_in_smp;
+	atomic_t nr_idle ____cacheline_aligned_in_smp;
+	spinlock_t idle_lock;		/* guards idle_list */
+	struct list_head idle_list;
+	unsigned int nr_threads;
+	struct ws_cpu_stats __percpu *stats;
+	struct hlist_node cpuhp_node;
+	struct dentry *debugfs_dir;
+};
+
+#define ws_stat_inc(pool, field) this_cpu_inc((pool)->stats->c.field)
+
+void ws_debugfs_init(void);
+void ws_debugfs_exit(void);
+void ws_debugfs_add_pool(struct ws_pool *pool);
+void ws_debugfs_remove_pool(struct ws_pool *pool);
+
+#endif /* _WSCHED_INTERNAL_H */
