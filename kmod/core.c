@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wsched core: pools, workers, the dispatch rules, idle and wake-up,
- * groups and CPU hotplug.  Documentation/design.rst explains the design.
+ * wsched core: workers, the dispatch rules, idle and wake-up, groups,
+ * dependencies, cancellation, isolation, FIFO and mailbox submission.
+ * Pools and CPU hotplug are in pool.c.  Documentation/design.rst explains
+ * the design.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpu.h>
-#include <linux/cpumask.h>
+#include <linux/freezer.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
-#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
@@ -18,15 +18,27 @@
 
 #include "wsched_internal.h"
 
+#define CREATE_TRACE_POINTS
+#include "wsched_trace.h"
+
+/* Private group state, above the caller's flags. */
+#define WS_GROUP_CANCELLED_BIT	8
+
+/* Marks a finished task's successor list: no edge may be added any more. */
+#define WS_DEPS_CLOSED		((struct ws_dep *)1UL)
+
+/* Every this many tasks a worker serves the FIFO queue before its deque. */
+#define WS_FIFO_PERIOD		64
+
 /**
- * ws_system_pool - the default pool, with a worker on every online CPU
+ * struct ws_dep - an edge from a task to one of its successors
+ * @next: the predecessor's next edge
+ * @succ: the successor
  */
-struct ws_pool *ws_system_pool;
-EXPORT_SYMBOL_GPL(ws_system_pool);
-
-static enum cpuhp_state ws_cpuhp_state;
-
-static int ws_worker_thread(void *arg);
+struct ws_dep {
+	struct ws_dep *next;
+	struct ws_task *succ;
+};
 
 /*
  * The worker of @pool that the current thread is, or NULL.  Only a task
@@ -44,6 +56,35 @@ static struct ws_worker *ws_current_worker(struct ws_pool *pool)
 	return worker->pool == pool ? worker : NULL;
 }
 
+/**
+ * ws_in_pool - whether the caller is a worker of a pool
+ * @pool: the pool
+ *
+ * Return: true in a task running on one of @pool's workers.
+ */
+bool ws_in_pool(struct ws_pool *pool)
+{
+	return ws_current_worker(pool);
+}
+
+/**
+ * ws_should_split - whether a divisible piece of work should be split now
+ * @pool: the pool the work runs in
+ *
+ * Lazy splitting: split when nothing on our deque is left for thieves or
+ * when a worker is idle; always outside the pool.
+ *
+ * Return: true if the caller should split off work for others.
+ */
+bool ws_should_split(struct ws_pool *pool)
+{
+	struct ws_worker *worker = ws_current_worker(pool);
+
+	/* Unordered reads: a stale answer costs balance, not correctness. */
+	return !worker || !ws_deque_size(&worker->deque) ||
+	       atomic_read(&pool->nr_idle);
+}
+
 /* xorshift32 (Marsaglia 2003): cheap, per-worker, good enough for victims. */
 static u32 ws_next_rand(struct ws_worker *worker)
 {
@@ -56,20 +97,44 @@ static u32 ws_next_rand(struct ws_worker *worker)
 	return x;
 }
 
-/* Is there anything to run in @pool?  A snapshot; callers order it. */
-static bool ws_pool_has_work(struct ws_pool *pool)
+/**
+ * ws_pool_has_work - whether anything is queued in a pool
+ * @pool: the pool
+ *
+ * A snapshot; callers order it against publication with barriers.
+ *
+ * Return: true if a deque, mailbox, the FIFO or the injection queue holds
+ * a task.
+ */
+bool ws_pool_has_work(struct ws_pool *pool)
 {
 	unsigned int cpu;
 
-	if (!llist_empty(&pool->inject))
+	/* Unordered: ws_worker_sleep() issues smp_mb() before calling. */
+	if (!llist_empty(&pool->inject) || READ_ONCE(pool->fifo_head))
 		return true;
 	for (cpu = 0; cpu < pool->nr_slots; cpu++) {
 		struct ws_worker *worker = pool->workers[cpu];
 
-		if (worker && ws_deque_size(&worker->deque))
+		if (ws_deque_size(&worker->deque) ||
+		    !llist_empty(&worker->mailbox))
 			return true;
 	}
 	return false;
+}
+
+/* Wake @worker, which the caller removed from the idle list under idle_lock. */
+static void ws_wake_locked(struct ws_pool *pool, struct ws_worker *worker)
+{
+	list_del_init(&worker->idle_node);
+	atomic_dec(&pool->nr_idle);
+	/*
+	 * Under idle_lock: the worker takes the lock before it can return
+	 * from its sleep and exit, so the thread is alive.
+	 */
+	wake_up_process(worker->thread);
+	ws_stat_inc(pool, wakeups);
+	trace_wsched_wake(pool, worker->cpu);
 }
 
 /*
@@ -80,30 +145,27 @@ static bool ws_pool_has_work(struct ws_pool *pool)
 static void ws_wake_one(struct ws_pool *pool)
 {
 	struct ws_worker *worker;
+	unsigned long flags;
 
 	/* Pairs with atomic_inc() in ws_worker_sleep() (see its barrier). */
 	if (!atomic_read(&pool->nr_idle))
 		return;
-	spin_lock(&pool->idle_lock);
+	spin_lock_irqsave(&pool->idle_lock, flags);
 	worker = list_first_entry_or_null(&pool->idle_list, struct ws_worker,
 					  idle_node);
-	if (worker) {
-		list_del_init(&worker->idle_node);
-		atomic_dec(&pool->nr_idle);
-		/*
-		 * Under idle_lock: the worker takes the lock before it can
-		 * return from its sleep and exit, so the thread is alive.
-		 */
-		wake_up_process(worker->thread);
-		ws_stat_inc(pool, wakeups);
-	}
-	spin_unlock(&pool->idle_lock);
+	if (worker)
+		ws_wake_locked(pool, worker);
+	spin_unlock_irqrestore(&pool->idle_lock, flags);
 }
 
-/* Queue a task from outside the pool's workers. */
-static void ws_inject(struct ws_pool *pool, struct ws_task *task)
+/**
+ * ws_inject - queue a ready task from outside the pool's workers
+ * @pool: the pool
+ * @task: the task, already counted in its group
+ */
+void ws_inject(struct ws_pool *pool, struct ws_task *task)
 {
-	llist_add(&task->inject_node, &pool->inject);
+	llist_add(&task->node, &pool->inject);
 	ws_stat_inc(pool, injected);
 	/*
 	 * Publish the task before looking for sleepers; pairs with the
@@ -112,6 +174,25 @@ static void ws_inject(struct ws_pool *pool, struct ws_task *task)
 	 */
 	smp_mb();
 	ws_wake_one(pool);
+}
+
+/* Queue a ready task: our own deque on a worker, else the injection queue. */
+static void ws_queue_ready(struct ws_pool *pool, struct ws_worker *worker,
+			   struct ws_task *task)
+{
+	if (likely(worker) && ws_deque_push(&worker->deque, task, GFP_NOWAIT)) {
+		ws_stat_inc(pool, spawned);
+		trace_wsched_spawn(pool, task);
+		/*
+		 * Deliberately no barrier: a missed wake-up here costs
+		 * parallelism, never progress, as this worker runs its own
+		 * deque.  Later spawns see the sleepers.
+		 */
+		if (atomic_read(&pool->nr_idle))
+			ws_wake_one(pool);
+		return;
+	}
+	ws_inject(pool, task);
 }
 
 /* Mark one task of @group finished. */
@@ -128,16 +209,178 @@ static void ws_group_complete(struct ws_group *group)
 }
 
 /**
- * ws_group_init - prepare an empty task group
+ * ws_group_init_flags - prepare an empty task group
  * @group: the group
  * @pool: the pool its tasks run in; NULL for ws_system_pool
+ * @flags: 0 or %WS_GROUP_CANCEL_ON_ERROR
  */
-void ws_group_init(struct ws_group *group, struct ws_pool *pool)
+void ws_group_init_flags(struct ws_group *group, struct ws_pool *pool,
+			 unsigned long flags)
 {
 	atomic_set(&group->pending, 0);
+	group->error = 0;
+	group->flags = flags & WS_GROUP_CANCEL_ON_ERROR;
 	group->pool = pool ? pool : ws_system_pool;
 }
-EXPORT_SYMBOL_GPL(ws_group_init);
+EXPORT_SYMBOL_GPL(ws_group_init_flags);
+
+/**
+ * ws_group_cancel - cancel the tasks of a group that have not started
+ * @group: the group
+ *
+ * Tasks of the group that start after this run their cancel hook (if any)
+ * instead of their function.  Running tasks finish; they can poll
+ * ws_group_cancelled().  ws_group_wait() then returns -ECANCELED unless a
+ * task reported an error first.  Callable from any context.
+ */
+void ws_group_cancel(struct ws_group *group)
+{
+	set_bit(WS_GROUP_CANCELLED_BIT, &group->flags);
+}
+EXPORT_SYMBOL_GPL(ws_group_cancel);
+
+/**
+ * ws_group_cancelled - whether a group was cancelled
+ * @group: the group
+ *
+ * Return: true once ws_group_cancel() was called on @group, or a task
+ * failed in a group set up with %WS_GROUP_CANCEL_ON_ERROR.
+ */
+bool ws_group_cancelled(struct ws_group *group)
+{
+	return test_bit(WS_GROUP_CANCELLED_BIT, &group->flags);
+}
+EXPORT_SYMBOL_GPL(ws_group_cancelled);
+
+/**
+ * ws_task_fail - report that a running task failed
+ * @task: the task, from inside its own function
+ * @error: a negative errno
+ *
+ * The group keeps the first error reported, and ws_group_wait() returns
+ * it.  In a group set up with %WS_GROUP_CANCEL_ON_ERROR the failure also
+ * cancels the group's tasks that have not started.
+ */
+void ws_task_fail(struct ws_task *task, int error)
+{
+	struct ws_group *group = task->group;
+
+	if (WARN_ON_ONCE(error >= 0))
+		error = -EINVAL;
+	/* Fully ordered; the first error wins. Read after the group's wait. */
+	cmpxchg(&group->error, 0, error);
+	if (group->flags & WS_GROUP_CANCEL_ON_ERROR)
+		ws_group_cancel(group);
+}
+EXPORT_SYMBOL_GPL(ws_task_fail);
+
+/**
+ * ws_task_precede - make a task wait for another
+ * @pred: the predecessor: set up, and spawned, running or finished
+ * @succ: the successor: set up with ws_task_init() and not yet spawned
+ * @gfp: allocation flags for the edge
+ *
+ * @succ will not start before @pred has finished (run, failed or been
+ * cancelled).  If @pred has already finished, nothing changes.  Builds
+ * arbitrary DAGs, before or during their execution.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int ws_task_precede(struct ws_task *pred, struct ws_task *succ, gfp_t gfp)
+{
+	struct ws_dep *dep, *head;
+
+	dep = kmalloc(sizeof(*dep), gfp);
+	if (!dep)
+		return -ENOMEM;
+	dep->succ = succ;
+	/* Not yet spawned, so deps >= 1 and cannot reach zero here. */
+	atomic_inc(&succ->deps);
+	head = READ_ONCE(pred->successors);
+	do {
+		if (head == WS_DEPS_CLOSED) {
+			/* @pred already finished: no edge needed. */
+			atomic_dec(&succ->deps);
+			kfree(dep);
+			return 0;
+		}
+		dep->next = head;
+		/*
+		 * Fully ordered on success; pairs with the xchg() that closes
+		 * the list in ws_release_successors(): either we link before
+		 * the close and are released, or we see it closed.
+		 */
+	} while (!try_cmpxchg(&pred->successors, &head, dep));
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ws_task_precede);
+
+/*
+ * @task has finished: release its successors.  Return the first one that
+ * became ready and may run here (for bypass), queue the others.  Inside
+ * an isolated region, a successor from outside it goes to the injection
+ * queue so that the region's waits never see it.
+ */
+static struct ws_task *ws_release_successors(struct ws_worker *worker,
+					     struct ws_task *task)
+{
+	struct ws_task *first = NULL;
+	struct ws_dep *dep, *next;
+
+	/* Fast path: no successor; close the list against late edges. */
+	if (likely(cmpxchg(&task->successors, NULL, WS_DEPS_CLOSED) == NULL))
+		return NULL;
+	/* Fully ordered; pairs with try_cmpxchg() in ws_task_precede(). */
+	dep = xchg(&task->successors, WS_DEPS_CLOSED);
+	/* Already closed: a finished task spawned again without init. */
+	if (dep == WS_DEPS_CLOSED)
+		return NULL;
+	for (; dep; dep = next) {
+		struct ws_task *succ = dep->succ;
+		struct ws_pool *pool = succ->group->pool;
+
+		next = dep->next;
+		kfree(dep);
+		/*
+		 * Fully ordered: our writes happen before the successor
+		 * runs, wherever it runs.
+		 */
+		if (!atomic_dec_and_test(&succ->deps))
+			continue;
+		ws_stat_inc(pool, released);
+		if (pool != worker->pool ||
+		    (worker->isolation && succ->isolation != worker->isolation))
+			ws_inject(pool, succ);
+		else if (!first)
+			first = succ;
+		else
+			ws_queue_ready(pool, worker, succ);
+	}
+	return first;
+}
+
+/*
+ * Account @task in @group and drop its spawn reference.  Return true if
+ * it is ready to run, false if predecessors still hold it back (the last
+ * one to finish queues it).
+ */
+static bool ws_task_arm(struct ws_group *group, struct ws_task *task)
+{
+	task->group = group;
+	/*
+	 * Unordered: publishing the task (release of bottom, or a fully
+	 * ordered queue insertion) orders this before any decrement of it.
+	 */
+	atomic_inc(&group->pending);
+	/* deps == 1: only the spawn reference, no predecessor left. */
+	if (likely(atomic_read(&task->deps) == 1))
+		return true;
+	/* Fully ordered; pairs with the decrements of finishing predecessors. */
+	if (atomic_dec_and_test(&task->deps))
+		return true;
+	ws_stat_inc(group->pool, deferred);
+	return false;
+}
 
 /**
  * ws_spawn - queue a task for execution in a group
@@ -147,55 +390,180 @@ EXPORT_SYMBOL_GPL(ws_group_init);
  * From a worker of the group's pool the task goes to the bottom of the
  * worker's own deque, where the worker pops it or another worker steals
  * it.  From any other context (another thread, an interrupt) it goes to
- * the pool's injection queue.  Never sleeps, never fails.
+ * the pool's injection queue.  A task with unfinished predecessors is
+ * queued by the last of them to finish.  Never sleeps, never fails.
  */
 void ws_spawn(struct ws_group *group, struct ws_task *task)
 {
 	struct ws_pool *pool = group->pool;
 	struct ws_worker *worker = ws_current_worker(pool);
 
-	task->group = group;
-	/*
-	 * Unordered: publishing the task (release of bottom, or the fully
-	 * ordered llist_add()) orders this before any decrement of it.
-	 */
-	atomic_inc(&group->pending);
-	if (likely(worker) && ws_deque_push(&worker->deque, task, GFP_NOWAIT)) {
-		ws_stat_inc(pool, spawned);
-		/*
-		 * Deliberately no barrier: a missed wake-up here costs
-		 * parallelism, never progress, as this worker runs its own
-		 * deque.  Later spawns see the sleepers.
-		 */
-		if (atomic_read(&pool->nr_idle))
-			ws_wake_one(pool);
-		return;
-	}
-	ws_inject(pool, task);
+	if (worker)
+		task->isolation = worker->isolation;
+	if (ws_task_arm(group, task))
+		ws_queue_ready(pool, worker, task);
 }
 EXPORT_SYMBOL_GPL(ws_spawn);
 
+/**
+ * ws_enqueue - queue a task in the pool's FIFO queue
+ * @group: the group
+ * @task: the task, set up with ws_task_init(), not queued elsewhere
+ *
+ * Enqueued tasks start in the order they were enqueued, and a stream of
+ * spawns cannot starve them: every worker serves the FIFO queue at least
+ * once per %WS_FIFO_PERIOD tasks it takes, and idle workers serve it
+ * before they steal.  Costs a spinlock per call.  Callable from any
+ * context.
+ */
+void ws_enqueue(struct ws_group *group, struct ws_task *task)
+{
+	struct ws_pool *pool = group->pool;
+	unsigned long flags;
+
+	if (!ws_task_arm(group, task))
+		return;
+	task->node.next = NULL;
+	spin_lock_irqsave(&pool->fifo_lock, flags);
+	*pool->fifo_tail = &task->node;
+	pool->fifo_tail = &task->node.next;
+	if (!pool->fifo_head)
+		pool->fifo_head = &task->node;
+	spin_unlock_irqrestore(&pool->fifo_lock, flags);
+	ws_stat_inc(pool, enqueued);
+	/* Publish before looking for sleepers; as in ws_inject(). */
+	smp_mb();
+	ws_wake_one(pool);
+}
+EXPORT_SYMBOL_GPL(ws_enqueue);
+
+static struct ws_task *ws_take_fifo(struct ws_pool *pool)
+{
+	struct llist_node *node;
+	unsigned long flags;
+
+	/* Unlocked peek; the lock orders the real take. */
+	if (!READ_ONCE(pool->fifo_head))
+		return NULL;
+	spin_lock_irqsave(&pool->fifo_lock, flags);
+	node = pool->fifo_head;
+	if (node) {
+		pool->fifo_head = node->next;
+		if (!node->next) {
+			pool->fifo_head = NULL;
+			pool->fifo_tail = &pool->fifo_head;
+		}
+	}
+	spin_unlock_irqrestore(&pool->fifo_lock, flags);
+	return node ? llist_entry(node, struct ws_task, node) : NULL;
+}
+
+/**
+ * ws_spawn_on - queue a task with a hint to run it on a given CPU
+ * @group: the group
+ * @task: the task, set up with ws_task_init(), not queued elsewhere
+ * @cpu: the CPU whose worker should run it
+ *
+ * The task goes to the mailbox of @cpu's worker, which takes it when it
+ * has nothing of its own to run; a worker that is out of work may still
+ * steal it from there.  If @cpu has no worker, this is ws_spawn().
+ * Callable from any context.
+ */
+void ws_spawn_on(struct ws_group *group, struct ws_task *task, int cpu)
+{
+	struct ws_pool *pool = group->pool;
+	struct ws_worker *target;
+	unsigned long flags;
+
+	if (cpu < 0 || cpu >= pool->nr_slots ||
+	    !READ_ONCE(pool->workers[cpu]->thread)) {
+		ws_spawn(group, task);
+		return;
+	}
+	if (!ws_task_arm(group, task))
+		return;
+	target = pool->workers[cpu];
+	llist_add(&task->node, &target->mailbox);
+	ws_stat_inc(pool, mailed);
+	/*
+	 * Publish before checking whether the target sleeps; pairs with
+	 * the smp_mb() in ws_worker_sleep().
+	 */
+	smp_mb();
+	if (!atomic_read(&pool->nr_idle))
+		return;
+	spin_lock_irqsave(&pool->idle_lock, flags);
+	if (!list_empty(&target->idle_node))
+		ws_wake_locked(pool, target);
+	spin_unlock_irqrestore(&pool->idle_lock, flags);
+}
+EXPORT_SYMBOL_GPL(ws_spawn_on);
+
+static struct ws_task *ws_take_mail(struct ws_worker *worker)
+{
+	struct llist_node *node;
+
+	if (llist_empty(&worker->mailbox))
+		return NULL;
+	/* llist_del_first() allows one taker at a time. */
+	spin_lock(&worker->mailbox_lock);
+	node = llist_del_first(&worker->mailbox);
+	spin_unlock(&worker->mailbox_lock);
+	return node ? llist_entry(node, struct ws_task, node) : NULL;
+}
+
 /*
- * Run @task.  Return the task it handed back for bypass, or NULL.  The
- * returned task joins the group in place of @task, so the group's count is
- * untouched: bypass costs no atomic operation.
+ * Run @task, or its cancel hook if its group was cancelled.  Return the
+ * task to run next on this worker (bypass), or NULL.  A returned task
+ * takes the place of @task in its group, so the count is untouched:
+ * bypass costs no atomic operation.  A successor that @task made ready
+ * runs next unless @task returned a task, which then wins (the oneTBB
+ * task_group rule) and the successor is queued.
  */
 static struct ws_task *ws_execute(struct ws_worker *worker,
 				  struct ws_task *task)
 {
 	struct ws_group *group = task->group;
 	struct ws_pool *pool = worker->pool;
-	struct ws_task *next;
+	unsigned long outer = worker->isolation;
+	struct ws_task *next = NULL, *ready;
 
-	next = task->fn(task);
-	ws_stat_inc(pool, executed);
+	if (unlikely(ws_group_cancelled(group))) {
+		ws_stat_inc(pool, cancelled);
+		if (task->cancel)
+			task->cancel(task);
+	} else {
+		trace_wsched_execute(pool, task);
+		/* Isolation follows the task into its nested waits. */
+		worker->isolation = task->isolation;
+		next = task->fn(task);
+		worker->isolation = outer;
+		ws_stat_inc(pool, executed);
+	}
+
+	ready = next == task ? NULL : ws_release_successors(worker, task);
 	if (next) {
 		next->group = group;
-		ws_stat_inc(pool, bypassed);
-		return next;
+		next->isolation = task->isolation;
+		/* Never bypass a task that still waits for predecessors. */
+		if (atomic_read(&next->deps) == 1 ||
+		    atomic_dec_and_test(&next->deps)) {
+			if (ready)
+				ws_queue_ready(pool, worker, ready);
+			ws_stat_inc(pool, bypassed);
+			trace_wsched_bypass(pool, next);
+			return next;
+		}
+		/* Deferred: it keeps @task's count in the group. */
+		ws_stat_inc(pool, deferred);
+	} else {
+		ws_group_complete(group);
 	}
-	ws_group_complete(group);
-	return NULL;
+	if (ready) {
+		ws_stat_inc(pool, bypassed);
+		trace_wsched_bypass(pool, ready);
+	}
+	return ready;
 }
 
 /*
@@ -214,13 +582,13 @@ static struct ws_task *ws_take_injected(struct ws_worker *worker)
 	if (!batch)
 		return NULL;
 	batch = llist_reverse_order(batch);
-	first = llist_entry(batch, struct ws_task, inject_node);
+	first = llist_entry(batch, struct ws_task, node);
 	if (!batch->next)
 		return first;
 	/* _safe: once pushed, a task may be stolen, run and freed. */
-	llist_for_each_entry_safe(task, tmp, batch->next, inject_node) {
+	llist_for_each_entry_safe(task, tmp, batch->next, node) {
 		if (!ws_deque_push(&worker->deque, task, GFP_NOWAIT))
-			llist_add(&task->inject_node, &pool->inject);
+			llist_add(&task->node, &pool->inject);
 	}
 	ws_wake_one(pool);
 	return first;
@@ -240,7 +608,7 @@ static struct ws_task *ws_steal(struct ws_worker *thief)
 		struct ws_task *task;
 		bool lost_race;
 
-		if (!victim || victim == thief)
+		if (victim == thief)
 			continue;
 		do {
 			lost_race = false;
@@ -248,9 +616,19 @@ static struct ws_task *ws_steal(struct ws_worker *thief)
 		} while (!task && lost_race);
 		if (task) {
 			ws_stat_inc(pool, stolen);
+			trace_wsched_steal(pool, task, cpu);
 			/* Cascade: more left there, so wake a helper. */
 			if (ws_deque_size(&victim->deque))
 				ws_wake_one(pool);
+			return task;
+		}
+	}
+	/* Last resort: tasks mailed to busy workers. */
+	for (i = 0; i < nr; i++) {
+		struct ws_task *task = ws_take_mail(pool->workers[i]);
+
+		if (task) {
+			ws_stat_inc(pool, stolen);
 			return task;
 		}
 	}
@@ -262,7 +640,7 @@ static struct ws_task *ws_steal(struct ws_worker *thief)
 enum ws_scope {
 	WS_RUN_NOTHING,		/* too deep: only sleep */
 	WS_RUN_OWN,		/* pop our own deque */
-	WS_RUN_ANY,		/* also injected and stolen tasks */
+	WS_RUN_ANY,		/* also mailed, queued and stolen tasks */
 };
 
 /* Bytes of kernel stack left below the caller's frame. */
@@ -288,6 +666,26 @@ static enum ws_scope ws_wait_scope(struct ws_worker *worker)
 }
 
 /*
+ * Pop our own deque.  Inside an isolated region only the region's tasks
+ * may run; they sit above older outside tasks, so a foreign task at the
+ * bottom means none of the region's is left: put it back.
+ */
+static struct ws_task *ws_pop_own(struct ws_worker *worker)
+{
+	struct ws_task *task = ws_deque_pop(&worker->deque);
+
+	if (task && unlikely(task->isolation != worker->isolation) &&
+	    worker->isolation) {
+		/* Cannot fail: the slot we just emptied is free. */
+		ws_deque_push(&worker->deque, task, GFP_NOWAIT);
+		return NULL;
+	}
+	if (task)
+		ws_stat_inc(worker->pool, popped);
+	return task;
+}
+
+/*
  * The three rules, in order.  @bypass is what the task just run returned.
  * @scope limits what a nested wait may take.
  */
@@ -295,6 +693,8 @@ static struct ws_task *ws_next_task(struct ws_worker *worker,
 				    struct ws_task *bypass,
 				    enum ws_scope scope)
 {
+	struct ws_pool *pool = worker->pool;
+	bool open = scope == WS_RUN_ANY && !worker->isolation;
 	struct ws_task *task;
 
 	/* 1. Bypass: run the returned task at once, no deque traffic. */
@@ -303,17 +703,24 @@ static struct ws_task *ws_next_task(struct ws_worker *worker,
 	if (scope == WS_RUN_NOTHING)
 		return NULL;
 
-	/* 2. Pop the youngest task of our own deque (LIFO). */
-	task = ws_deque_pop(&worker->deque);
-	if (task) {
-		ws_stat_inc(worker->pool, popped);
-		return task;
+	/* FIFO tasks get a regular turn, so spawns cannot starve them. */
+	if (open && !(++worker->ticks % WS_FIFO_PERIOD)) {
+		task = ws_take_fifo(pool);
+		if (task)
+			return task;
 	}
-	if (scope == WS_RUN_OWN)
-		return NULL;
 
-	/* Work from outside the pool comes before other workers' tasks. */
-	task = ws_take_injected(worker);
+	/* 2. Pop the youngest task of our own deque (LIFO). */
+	task = ws_pop_own(worker);
+	if (task || !open)
+		return task;
+
+	/* Then what was mailed to us, queued FIFO, or injected from outside. */
+	task = ws_take_mail(worker);
+	if (!task)
+		task = ws_take_fifo(pool);
+	if (!task)
+		task = ws_take_injected(worker);
 	if (task)
 		return task;
 
@@ -330,37 +737,46 @@ static void ws_worker_sleep(struct ws_worker *worker)
 {
 	struct ws_pool *pool = worker->pool;
 
-	spin_lock(&pool->idle_lock);
+	spin_lock_irq(&pool->idle_lock);
 	list_add(&worker->idle_node, &pool->idle_list);
 	atomic_inc(&pool->nr_idle);
-	set_current_state(TASK_IDLE);
-	spin_unlock(&pool->idle_lock);
+	/* Freezable: the freezer may freeze us right in this sleep. */
+	set_current_state(TASK_IDLE | TASK_FREEZABLE);
+	spin_unlock_irq(&pool->idle_lock);
 	/*
 	 * Order our idle mark before the recheck of the queues; pairs with
-	 * the smp_mb() in ws_inject() between publishing a task and reading
-	 * nr_idle.
+	 * the smp_mb() in ws_inject(), ws_enqueue() and ws_spawn_on()
+	 * between publishing a task and reading nr_idle.
 	 */
 	smp_mb();
 	if (!ws_pool_has_work(pool) && !kthread_should_stop()) {
 		ws_stat_inc(pool, sleeps);
+		trace_wsched_sleep(pool, worker->cpu);
 		schedule();
 	}
 	__set_current_state(TASK_RUNNING);
 
-	spin_lock(&pool->idle_lock);
+	spin_lock_irq(&pool->idle_lock);
 	if (!list_empty(&worker->idle_node)) {
 		list_del_init(&worker->idle_node);
 		atomic_dec(&pool->nr_idle);
 	}
-	spin_unlock(&pool->idle_lock);
+	spin_unlock_irq(&pool->idle_lock);
 }
 
-static int ws_worker_thread(void *arg)
+/**
+ * ws_worker_thread - main loop of a worker kthread
+ * @arg: the worker
+ *
+ * Return: 0 when stopped.
+ */
+int ws_worker_thread(void *arg)
 {
 	struct ws_worker *worker = arg;
 	struct ws_task *task = NULL;
 	unsigned int empty_rounds = 0;
 
+	set_freezable();
 	/* A task returned for bypass must run even if we are told to stop. */
 	while (task || !kthread_should_stop()) {
 		task = ws_next_task(worker, task, WS_RUN_ANY);
@@ -375,14 +791,15 @@ static int ws_worker_thread(void *arg)
 			continue;
 		}
 		empty_rounds = 0;
+		try_to_freeze();
 		ws_worker_sleep(worker);
 	}
 	return 0;
 }
 
 /*
- * Nap for up to a tick or until @group completes, whichever is first.
- * A worker whose group's tasks run elsewhere waits here; it wakes each
+ * Sleep until @group completes, or for at most a tick if !@forever.
+ * A worker whose group's tasks run elsewhere naps here and wakes each
  * tick to look for new work to help with.
  */
 static void ws_nap_on_group(struct ws_group *group, bool forever)
@@ -442,253 +859,65 @@ static void ws_worker_wait(struct ws_worker *worker, struct ws_group *group)
  * @group: the group
  *
  * On a worker of the group's pool, the caller keeps running tasks (its
- * own deque first, then injected and stolen ones) until the group is
- * complete, within the bounds of %WS_MAX_STEAL_DEPTH and
+ * own deque first, then mailed, queued, injected and stolen ones) until
+ * the group is complete, within the bounds of %WS_MAX_STEAL_DEPTH and
  * %WS_MAX_WAIT_DEPTH, which keep nested waits within the kernel stack.
  * Any other caller sleeps (TASK_IDLE) and must be allowed to sleep.
  *
  * When it returns, the group is empty and may be reused or freed, and the
  * writes of its tasks are visible to the caller.
  *
- * Return: 0.  Later versions report cancellation and task errors here.
+ * Return: 0; the first error a task reported with ws_task_fail(); or
+ * -ECANCELED if the group was cancelled and no task reported an error.
  */
 int ws_group_wait(struct ws_group *group)
 {
 	struct ws_worker *worker = ws_current_worker(group->pool);
+	int error;
 
 	if (worker)
 		ws_worker_wait(worker, group);
 	else if (!ws_group_done(group))
 		ws_nap_on_group(group, true);
-	return 0;
+	/* Ordered after the tasks by the acquire in ws_group_done(). */
+	error = READ_ONCE(group->error);
+	if (error)
+		return error;
+	return ws_group_cancelled(group) ? -ECANCELED : 0;
 }
 EXPORT_SYMBOL_GPL(ws_group_wait);
 
-/* CPU hotplug: start a worker thread when its CPU comes online. */
-static int ws_cpu_online(unsigned int cpu, struct hlist_node *node)
-{
-	struct ws_pool *pool = hlist_entry(node, struct ws_pool, cpuhp_node);
-	struct ws_worker *worker = pool->workers[cpu];
-	struct task_struct *thread;
-
-	thread = kthread_create_on_node(ws_worker_thread, worker,
-					cpu_to_node(cpu), "ws/%u:%s", cpu,
-					pool->name);
-	if (IS_ERR(thread))
-		return PTR_ERR(thread);
-	kthread_bind(thread, cpu);
-	worker->thread = thread;
-	pool->nr_threads++;
-	wake_up_process(thread);
-	return 0;
-}
-
-/*
- * CPU hotplug: stop the worker of a CPU going offline and hand the tasks
- * left on its deque to the injection queue, where the other workers take
- * them.  kthread_stop() waits for the task the worker is running.
- */
-static int ws_cpu_offline(unsigned int cpu, struct hlist_node *node)
-{
-	struct ws_pool *pool = hlist_entry(node, struct ws_pool, cpuhp_node);
-	struct ws_worker *worker = pool->workers[cpu];
-	struct ws_task *task;
-
-	kthread_stop(worker->thread);
-	worker->thread = NULL;
-	pool->nr_threads--;
-	/* The owner is gone; we are the deque's owner now. */
-	while ((task = ws_deque_pop(&worker->deque)))
-		ws_inject(pool, task);
-	return 0;
-}
-
-static void ws_pool_free(struct ws_pool *pool)
-{
-	unsigned int cpu;
-
-	for (cpu = 0; cpu < pool->nr_slots; cpu++) {
-		struct ws_worker *worker = pool->workers[cpu];
-
-		if (!worker)
-			continue;
-		ws_deque_destroy(&worker->deque);
-		kfree(worker);
-	}
-	kfree(pool->workers);
-	free_percpu(pool->stats);
-	kfree(pool);
-}
-
 /**
- * ws_pool_create - create a pool with a worker on every online CPU
- * @name: a short name for debugfs and thread names (truncated to
- *	%WS_NAME_LEN - 1 characters)
+ * ws_isolate - run a function in an isolated region of a pool
+ * @pool: the pool; NULL for ws_system_pool
+ * @fn: the function
+ * @arg: its argument
  *
- * Workers follow CPU hotplug.  The pool appears in debugfs as
- * wsched/<name>/stats.
+ * While @fn runs on a worker of @pool, the waits it makes (and those of
+ * the tasks it spawns, wherever they run) take only tasks spawned inside
+ * the region: a lock held around a nested parallel call cannot be entered
+ * again by an unrelated task that the waiting worker picked up.  Outside
+ * the pool's workers the caller sleeps while it waits, so this just calls
+ * @fn.  Regions nest.  Isolated waits neither steal nor take queued work;
+ * other workers still steal the region's tasks.
  *
- * Context: process context, may sleep; not from a wsched task.
- * Return: the pool, or an ERR_PTR() on failure.
+ * Return: what @fn returned.
  */
-struct ws_pool *ws_pool_create(const char *name)
+int ws_isolate(struct ws_pool *pool, int (*fn)(void *arg), void *arg)
 {
-	struct ws_pool *pool;
-	unsigned int cpu;
-	int ret = -ENOMEM;
-
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
-	if (!pool)
-		return ERR_PTR(-ENOMEM);
-	strscpy(pool->name, name, sizeof(pool->name));
-	pool->nr_slots = nr_cpu_ids;
-	init_llist_head(&pool->inject);
-	atomic_set(&pool->nr_idle, 0);
-	spin_lock_init(&pool->idle_lock);
-	INIT_LIST_HEAD(&pool->idle_list);
-	pool->stats = alloc_percpu(struct ws_cpu_stats);
-	pool->workers = kcalloc(nr_cpu_ids, sizeof(*pool->workers), GFP_KERNEL);
-	if (!pool->stats || !pool->workers)
-		goto err_free;
-
-	for_each_possible_cpu(cpu) {
-		struct ws_worker *worker;
-
-		worker = kzalloc_node(sizeof(*worker), GFP_KERNEL,
-				      cpu_to_node(cpu));
-		if (!worker)
-			goto err_free;
-		pool->workers[cpu] = worker;
-		ret = ws_deque_init(&worker->deque, WS_DEQUE_INIT_SLOTS,
-				    GFP_KERNEL);
-		if (ret)
-			goto err_free;
-		worker->pool = pool;
-		worker->cpu = cpu;
-		worker->rand = get_random_u32() | 1;
-		INIT_LIST_HEAD(&worker->idle_node);
-	}
-
-	ret = cpuhp_state_add_instance(ws_cpuhp_state, &pool->cpuhp_node);
-	if (ret)
-		goto err_free;
-	ws_debugfs_add_pool(pool);
-	return pool;
-
-err_free:
-	ws_pool_free(pool);
-	return ERR_PTR(ret);
-}
-EXPORT_SYMBOL_GPL(ws_pool_create);
-
-/* Every thread of the pool asleep and nothing queued. */
-static bool ws_pool_quiescent(struct ws_pool *pool)
-{
-	bool quiet;
-
-	cpus_read_lock();
-	quiet = atomic_read(&pool->nr_idle) == pool->nr_threads &&
-		!ws_pool_has_work(pool);
-	cpus_read_unlock();
-	return quiet;
-}
-
-/**
- * ws_pool_destroy - stop a pool's workers and free it
- * @pool: the pool, from ws_pool_create(); NULL is ignored
- *
- * Waits until every task queued in the pool has run and every worker is
- * idle, then stops the workers.  The caller must not spawn into the pool
- * any more; it should have waited for its groups.
- *
- * Context: process context, may sleep; not from a task of @pool.
- */
-void ws_pool_destroy(struct ws_pool *pool)
-{
-	if (IS_ERR_OR_NULL(pool))
-		return;
-	if (WARN_ON_ONCE(ws_current_worker(pool)))
-		return;
-	while (!ws_pool_quiescent(pool))
-		schedule_timeout_idle(1);
-	ws_debugfs_remove_pool(pool);
-	cpuhp_state_remove_instance(ws_cpuhp_state, &pool->cpuhp_node);
-	ws_pool_free(pool);
-}
-EXPORT_SYMBOL_GPL(ws_pool_destroy);
-
-/**
- * ws_pool_read_stats - sum a pool's per-CPU event counters
- * @pool: the pool
- * @stats: where to store the sums
- *
- * The counters are read without synchronisation: a snapshot, each value
- * exact for events that finished before the call.
- */
-void ws_pool_read_stats(struct ws_pool *pool, struct ws_pool_stats *stats)
-{
-	unsigned int cpu;
-
-	memset(stats, 0, sizeof(*stats));
-	for_each_possible_cpu(cpu) {
-		const struct ws_pool_stats *c = &per_cpu_ptr(pool->stats, cpu)->c;
-
-		stats->spawned += READ_ONCE(c->spawned);
-		stats->executed += READ_ONCE(c->executed);
-		stats->bypassed += READ_ONCE(c->bypassed);
-		stats->popped += READ_ONCE(c->popped);
-		stats->stolen += READ_ONCE(c->stolen);
-		stats->steal_failed += READ_ONCE(c->steal_failed);
-		stats->injected += READ_ONCE(c->injected);
-		stats->sleeps += READ_ONCE(c->sleeps);
-		stats->wakeups += READ_ONCE(c->wakeups);
-	}
-}
-EXPORT_SYMBOL_GPL(ws_pool_read_stats);
-
-/**
- * ws_pool_nr_workers - number of workers with a running thread
- * @pool: the pool
- *
- * Return: the number of online CPUs the pool has a worker on; it changes
- * with CPU hotplug.
- */
-unsigned int ws_pool_nr_workers(struct ws_pool *pool)
-{
-	return READ_ONCE(pool->nr_threads);
-}
-EXPORT_SYMBOL_GPL(ws_pool_nr_workers);
-
-static int __init ws_init(void)
-{
+	struct ws_worker *worker = ws_current_worker(pool ? pool :
+						      ws_system_pool);
+	unsigned long outer;
+	u8 region;
 	int ret;
 
-	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "wsched:online",
-				      ws_cpu_online, ws_cpu_offline);
-	if (ret < 0)
-		return ret;
-	ws_cpuhp_state = ret;
-	ws_debugfs_init();
-	ws_system_pool = ws_pool_create("system");
-	if (IS_ERR(ws_system_pool)) {
-		ret = PTR_ERR(ws_system_pool);
-		ws_debugfs_exit();
-		cpuhp_remove_multi_state(ws_cpuhp_state);
-		return ret;
-	}
-	pr_info("%u workers\n", ws_pool_nr_workers(ws_system_pool));
-	return 0;
+	if (!worker)
+		return fn(arg);
+	/* The address of a frame variable is unique while the region runs. */
+	outer = worker->isolation;
+	worker->isolation = (unsigned long)&region;
+	ret = fn(arg);
+	worker->isolation = outer;
+	return ret;
 }
-
-static void __exit ws_exit(void)
-{
-	ws_pool_destroy(ws_system_pool);
-	ws_debugfs_exit();
-	cpuhp_remove_multi_state(ws_cpuhp_state);
-}
-
-module_init(ws_init);
-module_exit(ws_exit);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Work-stealing thread pools");
-MODULE_AUTHOR("wsched developers");
+EXPORT_SYMBOL_GPL(ws_isolate);

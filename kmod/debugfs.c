@@ -9,21 +9,37 @@
 
 static struct dentry *ws_debugfs_root;
 
+/* Column names, in the order of the fields of struct ws_pool_stats. */
+static const char *const ws_stat_names[] = {
+	"spawned", "executed", "bypassed", "popped", "stolen", "steal_failed",
+	"injected", "sleeps", "wakeups", "enqueued", "mailed", "cancelled",
+	"deferred", "released",
+};
+
 static void ws_stats_row(struct seq_file *m, const struct ws_pool_stats *s)
 {
-	seq_printf(m, " %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
-		   s->spawned, s->executed, s->bypassed, s->popped, s->stolen,
-		   s->steal_failed, s->injected, s->sleeps, s->wakeups);
+	const u64 *c = (const u64 *)s;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ws_stat_names); i++)
+		seq_printf(m, " %llu", c[i]);
+	seq_putc(m, '\n');
 }
 
 static int ws_stats_show(struct seq_file *m, void *unused)
 {
 	struct ws_pool *pool = m->private;
 	struct ws_pool_stats total;
-	unsigned int cpu;
+	unsigned int cpu, i;
 
-	seq_puts(m, "cpu spawned executed bypassed popped stolen steal_failed injected sleeps wakeups\n");
+	BUILD_BUG_ON(ARRAY_SIZE(ws_stat_names) * sizeof(u64) !=
+		     sizeof(struct ws_pool_stats));
+	seq_puts(m, "cpu");
+	for (i = 0; i < ARRAY_SIZE(ws_stat_names); i++)
+		seq_printf(m, " %s", ws_stat_names[i]);
+	seq_putc(m, '\n');
 	for_each_possible_cpu(cpu) {
+		/* A racy copy: counters are bumped without locks. */
 		struct ws_pool_stats snap = per_cpu_ptr(pool->stats, cpu)->c;
 
 		seq_printf(m, "%u", cpu);

@@ -8,18 +8,22 @@
  * of its own deque, steal the oldest task of a random victim.
  *
  * Tasks live in caller-owned memory, like work_struct, so fork-join needs
- * no allocation.  See Documentation/design.rst for the protocol.
+ * no allocation.  See Documentation/design.rst for the protocol and
+ * Documentation/kernel-api.rst for how to use it.
  */
 #ifndef _LINUX_WSCHED_H
 #define _LINUX_WSCHED_H
 
 #include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/gfp.h>
 #include <linux/llist.h>
 #include <linux/types.h>
 
 struct ws_pool;
 struct ws_group;
 struct ws_task;
+struct ws_dep;
 
 /**
  * typedef ws_task_fn - body of a task
@@ -28,29 +32,50 @@ struct ws_task;
  *
  * Return: the next task to run on this worker at once (bypass), or NULL.
  * A returned task must have been set up with ws_task_init() and not
- * spawned; it joins the group of @task and counts as spawned into it.
- * After a task function returns, wsched no longer touches @task, so the
- * function may reuse or free it, unless it returned @task itself.
+ * spawned, and must have no unfinished predecessor; it joins the group of
+ * @task and counts as spawned into it.  After a task function returns,
+ * wsched no longer touches @task, unless it returned @task itself or
+ * @task has successors still to release, so the function may reuse or
+ * free a task that has neither.
  */
 typedef struct ws_task *(*ws_task_fn)(struct ws_task *task);
 
 /**
+ * typedef ws_cancel_fn - runs instead of a task's function when the task's
+ * group was cancelled before the task started
+ * @task: the task
+ *
+ * Lets the task's owner release what the task would have consumed.
+ */
+typedef void (*ws_cancel_fn)(struct ws_task *task);
+
+/**
  * struct ws_task - a unit of work, embedded in caller-owned memory
  * @fn: the function to run
+ * @cancel: run instead of @fn if the group is cancelled first; may be NULL
  * @group: the group the task belongs to once spawned
- * @inject_node: link in a pool's injection queue
+ * @node: link in a pool's injection or FIFO queue, or a worker's mailbox
+ * @successors: edges to the tasks that wait for this one
+ * @deps: unfinished predecessors, plus one until the task is spawned
+ * @isolation: tag of the isolated region the task was spawned in, or 0
  *
  * Initialise with ws_task_init().  The fields are private to wsched.
  */
 struct ws_task {
 	ws_task_fn fn;
+	ws_cancel_fn cancel;
 	struct ws_group *group;
-	struct llist_node inject_node;
+	struct llist_node node;
+	struct ws_dep *successors;
+	atomic_t deps;
+	unsigned long isolation;
 };
 
 /**
  * struct ws_group - a set of tasks that can be waited for together
  * @pending: tasks spawned into the group that have not yet finished
+ * @error: the first error a task of the group reported, or 0
+ * @flags: %WS_GROUP_CANCEL_ON_ERROR and wsched's private state bits
  * @pool: the pool the group's tasks run in
  *
  * Initialise with ws_group_init().  The fields are private to wsched.
@@ -58,7 +83,25 @@ struct ws_task {
  */
 struct ws_group {
 	atomic_t pending;
+	int error;
+	unsigned long flags;
 	struct ws_pool *pool;
+};
+
+/* A task failure (ws_task_fail()) cancels the rest of the group. */
+#define WS_GROUP_CANCEL_ON_ERROR	0x1UL
+
+/**
+ * struct ws_pool_attrs - how a pool is set up
+ * @cpumask: CPUs the pool may run on; NULL for every housekeeping CPU
+ *	(isolcpus= and nohz_full= CPUs are left alone)
+ * @max_workers: most workers (so most tasks run at once); 0 for no limit
+ * @nice: nice level of the worker threads
+ */
+struct ws_pool_attrs {
+	const struct cpumask *cpumask;
+	unsigned int max_workers;
+	int nice;
 };
 
 /**
@@ -68,10 +111,15 @@ struct ws_group {
  * @bypassed: tasks run through bypass, without deque traffic
  * @popped: tasks taken from the bottom of a worker's own deque
  * @stolen: tasks taken from the top of another worker's deque
- * @steal_failed: steal attempts that found nothing or lost a race
+ * @steal_failed: steal rounds (every victim tried once) that found nothing
  * @injected: tasks submitted from outside the pool's workers
  * @sleeps: times a worker went to sleep for lack of work
  * @wakeups: times a sleeping worker was woken for new work
+ * @enqueued: tasks submitted to the FIFO queue with ws_enqueue()
+ * @mailed: tasks submitted with a CPU hint by ws_spawn_on()
+ * @cancelled: tasks whose group was cancelled before they started
+ * @deferred: tasks spawned with unfinished predecessors
+ * @released: tasks made ready by their last predecessor
  */
 struct ws_pool_stats {
 	u64 spawned;
@@ -83,6 +131,11 @@ struct ws_pool_stats {
 	u64 injected;
 	u64 sleeps;
 	u64 wakeups;
+	u64 enqueued;
+	u64 mailed;
+	u64 cancelled;
+	u64 deferred;
+	u64 released;
 };
 
 /**
@@ -115,25 +168,92 @@ struct ws_pool_stats {
 extern struct ws_pool *ws_system_pool;
 
 struct ws_pool *ws_pool_create(const char *name);
+struct ws_pool *ws_pool_create_attrs(const char *name,
+				     const struct ws_pool_attrs *attrs);
 void ws_pool_destroy(struct ws_pool *pool);
 void ws_pool_read_stats(struct ws_pool *pool, struct ws_pool_stats *stats);
 unsigned int ws_pool_nr_workers(struct ws_pool *pool);
 
-void ws_group_init(struct ws_group *group, struct ws_pool *pool);
+void ws_group_init_flags(struct ws_group *group, struct ws_pool *pool,
+			 unsigned long flags);
 void ws_spawn(struct ws_group *group, struct ws_task *task);
+void ws_spawn_on(struct ws_group *group, struct ws_task *task, int cpu);
+void ws_enqueue(struct ws_group *group, struct ws_task *task);
 int ws_group_wait(struct ws_group *group);
+void ws_group_cancel(struct ws_group *group);
+bool ws_group_cancelled(struct ws_group *group);
+void ws_task_fail(struct ws_task *task, int error);
+int ws_task_precede(struct ws_task *pred, struct ws_task *succ, gfp_t gfp);
+int ws_isolate(struct ws_pool *pool, int (*fn)(void *arg), void *arg);
+
+/**
+ * typedef ws_range_fn - body of a parallel loop over [@begin, @end)
+ * @begin: first index of the chunk
+ * @end: one past its last index
+ * @arg: the caller's argument
+ */
+typedef void (*ws_range_fn)(unsigned long begin, unsigned long end,
+			    void *arg);
+
+/**
+ * struct ws_reduce_ops - how ws_parallel_reduce() computes and combines
+ * @body: the value of the chunk [begin, end)
+ * @combine: the value of two adjacent chunks, @left before @right; the
+ *	right chunk is [@right_begin, @right_end).  Called in index order, so
+ *	it need not be commutative (crc32c is not), only associative.
+ * @identity: the value of an empty range
+ */
+struct ws_reduce_ops {
+	u64 (*body)(unsigned long begin, unsigned long end, void *arg);
+	u64 (*combine)(u64 left, u64 right, unsigned long right_begin,
+		       unsigned long right_end, void *arg);
+	u64 identity;
+};
+
+int ws_parallel_for(struct ws_pool *pool, unsigned long begin,
+		    unsigned long end, unsigned long grain, ws_range_fn body,
+		    void *arg);
+int ws_parallel_reduce(struct ws_pool *pool, unsigned long begin,
+		       unsigned long end, unsigned long grain,
+		       const struct ws_reduce_ops *ops, void *arg, u64 *result);
 
 /**
  * ws_task_init - prepare a task before it is spawned or returned
  * @task: the task
  * @fn: the function the task runs
  *
- * A task may be initialised again once its function has returned.
+ * A task may be initialised again once it has finished.
  */
 static inline void ws_task_init(struct ws_task *task, ws_task_fn fn)
 {
 	task->fn = fn;
+	task->cancel = NULL;
 	task->group = NULL;
+	task->successors = NULL;
+	atomic_set(&task->deps, 1);
+	task->isolation = 0;
+}
+
+/**
+ * ws_task_set_cancel - give a task a hook to run if it is cancelled
+ * @task: the task, initialised and not yet spawned
+ * @cancel: runs instead of the task's function if the task's group is
+ *	cancelled before the task starts
+ */
+static inline void ws_task_set_cancel(struct ws_task *task,
+				      ws_cancel_fn cancel)
+{
+	task->cancel = cancel;
+}
+
+/**
+ * ws_group_init - prepare an empty task group
+ * @group: the group
+ * @pool: the pool its tasks run in; NULL for ws_system_pool
+ */
+static inline void ws_group_init(struct ws_group *group, struct ws_pool *pool)
+{
+	ws_group_init_flags(group, pool, 0);
 }
 
 /**
@@ -145,7 +265,7 @@ static inline void ws_task_init(struct ws_task *task, ws_task_fn fn)
  */
 static inline bool ws_group_done(struct ws_group *group)
 {
-	/* Pairs with the release in atomic_dec_return_release() on completion. */
+	/* Pairs with the fully ordered decrement on task completion. */
 	return atomic_read_acquire(&group->pending) == 0;
 }
 

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsched pools: creation with attributes, worker threads that follow CPU
+ * hotplug, destruction, statistics, and the module's init and exit.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/sched/isolation.h>
+#include <linux/slab.h>
+#include <linux/wsched.h>
+
+#include "wsched_internal.h"
+
+/**
+ * ws_system_pool - the default pool, with a worker on every online
+ * housekeeping CPU
+ */
+struct ws_pool *ws_system_pool;
+EXPORT_SYMBOL_GPL(ws_system_pool);
+
+static enum cpuhp_state ws_cpuhp_state;
+
+/*
+ * CPU hotplug: start a worker thread when its CPU comes online, if the
+ * pool's mask has the CPU and the pool is below its worker limit.
+ */
+static int ws_cpu_online(unsigned int cpu, struct hlist_node *node)
+{
+	struct ws_pool *pool = hlist_entry(node, struct ws_pool, cpuhp_node);
+	struct ws_worker *worker = pool->workers[cpu];
+	struct task_struct *thread;
+
+	if (!cpumask_test_cpu(cpu, pool->cpumask) ||
+	    (pool->max_workers && pool->nr_threads >= pool->max_workers))
+		return 0;
+	thread = kthread_create_on_node(ws_worker_thread, worker,
+					cpu_to_node(cpu), "ws/%u:%s", cpu,
+					pool->name);
+	if (IS_ERR(thread))
+		return PTR_ERR(thread);
+	kthread_bind(thread, cpu);
+	set_user_nice(thread, pool->nice);
+	/* Read locklessly by ws_spawn_on() as a hint only. */
+	WRITE_ONCE(worker->thread, thread);
+	pool->nr_threads++;
+	wake_up_process(thread);
+	return 0;
+}
+
+/*
+ * CPU hotplug: stop the worker of a CPU going offline and hand the tasks
+ * left on its deque and in its mailbox to the injection queue, where the
+ * other workers take them.  kthread_stop() waits for the task the worker
+ * is running to finish.
+ */
+static int ws_cpu_offline(unsigned int cpu, struct hlist_node *node)
+{
+	struct ws_pool *pool = hlist_entry(node, struct ws_pool, cpuhp_node);
+	struct ws_worker *worker = pool->workers[cpu];
+	struct llist_node *mail, *tmp;
+	struct ws_task *task;
+
+	if (!worker->thread)
+		return 0;
+	kthread_stop(worker->thread);
+	WRITE_ONCE(worker->thread, NULL);
+	pool->nr_threads--;
+	/* The owner is gone (kthread_stop() orders us after it). */
+	while ((task = ws_deque_pop(&worker->deque)))
+		ws_inject(pool, task);
+	spin_lock(&worker->mailbox_lock);
+	mail = llist_del_all(&worker->mailbox);
+	spin_unlock(&worker->mailbox_lock);
+	llist_for_each_safe(mail, tmp, mail)
+		ws_inject(pool, llist_entry(mail, struct ws_task, node));
+	return 0;
+}
+
+static void ws_pool_free(struct ws_pool *pool)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < pool->nr_slots; cpu++) {
+		struct ws_worker *worker = pool->workers[cpu];
+
+		if (!worker)
+			continue;
+		ws_deque_destroy(&worker->deque);
+		kfree(worker);
+	}
+	kfree(pool->workers);
+	free_percpu(pool->stats);
+	free_cpumask_var(pool->cpumask);
+	kfree(pool);
+}
+
+static int ws_pool_setup(struct ws_pool *pool, const char *name,
+			 const struct ws_pool_attrs *attrs)
+{
+	unsigned int cpu;
+	int ret;
+
+	strscpy(pool->name, name, sizeof(pool->name));
+	pool->nr_slots = nr_cpu_ids;
+	init_llist_head(&pool->inject);
+	spin_lock_init(&pool->fifo_lock);
+	pool->fifo_tail = &pool->fifo_head;
+	atomic_set(&pool->nr_idle, 0);
+	spin_lock_init(&pool->idle_lock);
+	INIT_LIST_HEAD(&pool->idle_list);
+	if (attrs) {
+		pool->max_workers = attrs->max_workers;
+		pool->nice = clamp(attrs->nice, MIN_NICE, MAX_NICE);
+	}
+	if (!zalloc_cpumask_var(&pool->cpumask, GFP_KERNEL))
+		return -ENOMEM;
+	if (attrs && attrs->cpumask)
+		cpumask_and(pool->cpumask, attrs->cpumask, cpu_possible_mask);
+	else
+		cpumask_and(pool->cpumask, cpu_possible_mask,
+			    housekeeping_cpumask(HK_TYPE_DOMAIN));
+	if (cpumask_empty(pool->cpumask))
+		return -EINVAL;
+
+	pool->stats = alloc_percpu(struct ws_cpu_stats);
+	pool->workers = kcalloc(nr_cpu_ids, sizeof(*pool->workers), GFP_KERNEL);
+	if (!pool->stats || !pool->workers)
+		return -ENOMEM;
+	/* A worker for every possible CPU: victims need no hotplug checks. */
+	for_each_possible_cpu(cpu) {
+		struct ws_worker *worker;
+
+		worker = kzalloc_node(sizeof(*worker), GFP_KERNEL,
+				      cpu_to_node(cpu));
+		if (!worker)
+			return -ENOMEM;
+		pool->workers[cpu] = worker;
+		ret = ws_deque_init(&worker->deque, WS_DEQUE_INIT_SLOTS,
+				    GFP_KERNEL);
+		if (ret)
+			return ret;
+		worker->pool = pool;
+		worker->cpu = cpu;
+		worker->rand = get_random_u32() | 1;
+		INIT_LIST_HEAD(&worker->idle_node);
+		init_llist_head(&worker->mailbox);
+		spin_lock_init(&worker->mailbox_lock);
+	}
+	return 0;
+}
+
+static struct ws_pool *ws_pool_new(const char *name,
+				   const struct ws_pool_attrs *attrs, bool pin)
+{
+	struct ws_pool *pool;
+	int ret;
+
+	if (pin && !try_module_get(THIS_MODULE))
+		return ERR_PTR(-ENODEV);
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
+	pool->pinned = pin;
+	ret = ws_pool_setup(pool, name, attrs);
+	if (!ret)
+		ret = cpuhp_state_add_instance(ws_cpuhp_state, &pool->cpuhp_node);
+	if (ret) {
+		ws_pool_free(pool);
+		goto err_put;
+	}
+	ws_debugfs_add_pool(pool);
+	return pool;
+
+err_put:
+	if (pin)
+		module_put(THIS_MODULE);
+	return ERR_PTR(ret);
+}
+
+/**
+ * ws_pool_create_attrs - create a pool
+ * @name: a short name for debugfs and thread names (truncated to
+ *	%WS_NAME_LEN - 1 characters)
+ * @attrs: CPU mask, worker limit and nice level; NULL for the defaults
+ *	(every housekeeping CPU, no limit, nice 0)
+ *
+ * The pool has a worker kthread on each online CPU of its mask, up to
+ * @attrs->max_workers; workers follow CPU hotplug.  The pool appears in
+ * debugfs as wsched/<name>/stats.  It holds a reference on the wsched
+ * module until ws_pool_destroy().
+ *
+ * Context: process context, may sleep; not from a wsched task.
+ * Return: the pool, or an ERR_PTR(): -ENOMEM, or -EINVAL for a mask with
+ * no possible CPU.
+ */
+struct ws_pool *ws_pool_create_attrs(const char *name,
+				     const struct ws_pool_attrs *attrs)
+{
+	return ws_pool_new(name, attrs, true);
+}
+EXPORT_SYMBOL_GPL(ws_pool_create_attrs);
+
+/**
+ * ws_pool_create - create a pool with the default attributes
+ * @name: a short name for debugfs and thread names
+ *
+ * Same as ws_pool_create_attrs(@name, NULL).
+ *
+ * Context: process context, may sleep; not from a wsched task.
+ * Return: the pool, or an ERR_PTR().
+ */
+struct ws_pool *ws_pool_create(const char *name)
+{
+	return ws_pool_new(name, NULL, true);
+}
+EXPORT_SYMBOL_GPL(ws_pool_create);
+
+/* Every thread of the pool asleep and nothing queued. */
+static bool ws_pool_quiescent(struct ws_pool *pool)
+{
+	bool quiet;
+
+	cpus_read_lock();
+	quiet = atomic_read(&pool->nr_idle) == pool->nr_threads &&
+		!ws_pool_has_work(pool);
+	cpus_read_unlock();
+	return quiet;
+}
+
+/**
+ * ws_pool_destroy - stop a pool's workers and free it
+ * @pool: the pool, from ws_pool_create(); NULL or an error is ignored
+ *
+ * Drains the pool: waits until every task queued in it has run (tasks of
+ * cancelled groups run their cancel hooks) and every worker is idle, then
+ * stops the workers.  The caller must not spawn into the pool any more.
+ *
+ * Context: process context, may sleep; not from a task of @pool.
+ */
+void ws_pool_destroy(struct ws_pool *pool)
+{
+	bool pinned;
+
+	if (IS_ERR_OR_NULL(pool))
+		return;
+	if (WARN_ON_ONCE(ws_in_pool(pool)))
+		return;
+	while (!ws_pool_quiescent(pool))
+		schedule_timeout_idle(1);
+	ws_debugfs_remove_pool(pool);
+	cpuhp_state_remove_instance(ws_cpuhp_state, &pool->cpuhp_node);
+	pinned = pool->pinned;
+	ws_pool_free(pool);
+	if (pinned)
+		module_put(THIS_MODULE);
+}
+EXPORT_SYMBOL_GPL(ws_pool_destroy);
+
+/**
+ * ws_pool_read_stats - sum a pool's per-CPU event counters
+ * @pool: the pool
+ * @stats: where to store the sums
+ *
+ * The counters are read without synchronisation: a snapshot, each value
+ * exact for events that finished before the call.
+ */
+void ws_pool_read_stats(struct ws_pool *pool, struct ws_pool_stats *stats)
+{
+	const unsigned int nr = sizeof(*stats) / sizeof(u64);
+	u64 *sum = (u64 *)stats;
+	unsigned int cpu, i;
+
+	BUILD_BUG_ON(sizeof(*stats) % sizeof(u64));
+	memset(stats, 0, sizeof(*stats));
+	for_each_possible_cpu(cpu) {
+		const u64 *c = (const u64 *)&per_cpu_ptr(pool->stats, cpu)->c;
+
+		/* Racy snapshot of counters other CPUs may be bumping. */
+		for (i = 0; i < nr; i++)
+			sum[i] += READ_ONCE(c[i]);
+	}
+}
+EXPORT_SYMBOL_GPL(ws_pool_read_stats);
+
+/**
+ * ws_pool_nr_workers - number of workers with a running thread
+ * @pool: the pool
+ *
+ * Return: how many CPUs the pool has a worker thread on; it changes with
+ * CPU hotplug.
+ */
+unsigned int ws_pool_nr_workers(struct ws_pool *pool)
+{
+	return READ_ONCE(pool->nr_threads);
+}
+EXPORT_SYMBOL_GPL(ws_pool_nr_workers);
+
+static int __init ws_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "wsched:online",
+				      ws_cpu_online, ws_cpu_offline);
+	if (ret < 0)
+		return ret;
+	ws_cpuhp_state = ret;
+	ws_debugfs_init();
+	/* The module's own pool must not pin the module. */
+	ws_system_pool = ws_pool_new("system", NULL, false);
+	if (IS_ERR(ws_system_pool)) {
+		ret = PTR_ERR(ws_system_pool);
+		ws_debugfs_exit();
+		cpuhp_remove_multi_state(ws_cpuhp_state);
+		return ret;
+	}
+	pr_info("%u workers\n", ws_pool_nr_workers(ws_system_pool));
+	return 0;
+}
+
+static void __exit ws_exit(void)
+{
+	ws_pool_destroy(ws_system_pool);
+	ws_debugfs_exit();
+	cpuhp_remove_multi_state(ws_cpuhp_state);
+}
+
+module_init(ws_init);
+module_exit(ws_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Work-stealing thread pools");
+MODULE_AUTHOR("wsched developers");
