@@ -337,16 +337,18 @@ static struct ws_task *ws_release_successors(struct ws_worker *worker,
 		return NULL;
 	for (; dep; dep = next) {
 		struct ws_task *succ = dep->succ;
-		struct ws_pool *pool = succ->group->pool;
+		struct ws_pool *pool;
 
 		next = dep->next;
 		kfree(dep);
 		/*
 		 * Fully ordered: our writes happen before the successor
-		 * runs, wherever it runs.
+		 * runs, wherever it runs.  Only a spawned successor (which
+		 * has its group set) can reach zero.
 		 */
 		if (!atomic_dec_and_test(&succ->deps))
 			continue;
+		pool = succ->group->pool;
 		ws_stat_inc(pool, released);
 		if (pool != worker->pool ||
 		    (worker->isolation && succ->isolation != worker->isolation))
@@ -480,6 +482,9 @@ void ws_spawn_on(struct ws_group *group, struct ws_task *task, int cpu)
 		ws_spawn(group, task);
 		return;
 	}
+	target = ws_current_worker(pool);
+	if (target)
+		task->isolation = target->isolation;
 	if (!ws_task_arm(group, task))
 		return;
 	target = pool->workers[cpu];

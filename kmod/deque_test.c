@@ -161,7 +161,12 @@ static int stress_thief(void *arg)
 	struct stress *s = arg;
 	unsigned long mine = 0;
 
-	while (!kthread_should_stop()) {
+	/*
+	 * Leave only once the owner is done and the deque is empty: the
+	 * owner calls kthread_stop() right after it is done, while tasks
+	 * may remain.
+	 */
+	for (;;) {
 		bool lost = false;
 		struct ws_task *task = ws_deque_steal(&s->dq, &lost);
 

@@ -17,10 +17,7 @@
 
 #include "wsched_internal.h"
 
-/**
- * ws_system_pool - the default pool, with a worker on every online
- * housekeeping CPU
- */
+/* The default pool, with a worker on every online housekeeping CPU. */
 struct ws_pool *ws_system_pool;
 EXPORT_SYMBOL_GPL(ws_system_pool);
 
@@ -86,7 +83,7 @@ static void ws_pool_free(struct ws_pool *pool)
 {
 	unsigned int cpu;
 
-	for (cpu = 0; cpu < pool->nr_slots; cpu++) {
+	for (cpu = 0; pool->workers && cpu < pool->nr_slots; cpu++) {
 		struct ws_worker *worker = pool->workers[cpu];
 
 		if (!worker)
@@ -302,6 +299,19 @@ unsigned int ws_pool_nr_workers(struct ws_pool *pool)
 	return READ_ONCE(pool->nr_threads);
 }
 EXPORT_SYMBOL_GPL(ws_pool_nr_workers);
+
+/**
+ * ws_owner_module - the wsched module itself
+ *
+ * For tests that check that pools pin the module.
+ *
+ * Return: THIS_MODULE of wsched.
+ */
+struct module *ws_owner_module(void)
+{
+	return THIS_MODULE;
+}
+EXPORT_SYMBOL_NS_GPL(ws_owner_module, WSCHED_INTERNAL);
 
 static int __init ws_init(void)
 {

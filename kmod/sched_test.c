@@ -262,8 +262,8 @@ static void sched_steal(struct kunit *test)
 	struct ws_group group;
 	struct fan_out root;
 	atomic_t finished = ATOMIC_INIT(0);
-	DECLARE_BITMAP(cpus, NR_CPUS);
-	unsigned int i;
+	unsigned int i, nr_cpus = 0;
+	cpumask_var_t cpus;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs at least two CPUs");
@@ -285,12 +285,14 @@ static void sched_steal(struct kunit *test)
 	KUNIT_EXPECT_GT(test, after.stolen - before.stolen, 0ULL);
 	KUNIT_EXPECT_EQ(test, (after.popped - before.popped) +
 			(after.stolen - before.stolen), (u64)STEAL_TASKS);
-	bitmap_zero(cpus, NR_CPUS);
+	ws_pool_destroy(pool);
+	KUNIT_ASSERT_TRUE(test, zalloc_cpumask_var(&cpus, GFP_KERNEL));
 	for (i = 0; i < STEAL_TASKS; i++)
 		if (root.children[i].cpu >= 0)
-			__set_bit(root.children[i].cpu, cpus);
-	KUNIT_EXPECT_GE(test, bitmap_weight(cpus, NR_CPUS), 2U);
-	ws_pool_destroy(pool);
+			cpumask_set_cpu(root.children[i].cpu, cpus);
+	nr_cpus = cpumask_weight(cpus);
+	free_cpumask_var(cpus);
+	KUNIT_EXPECT_GE(test, nr_cpus, 2U);
 }
 
 /*

@@ -103,6 +103,7 @@ int ws_worker_thread(void *arg);
 bool ws_pool_has_work(struct ws_pool *pool);
 void ws_inject(struct ws_pool *pool, struct ws_task *task);
 bool ws_in_pool(struct ws_pool *pool);
+struct module *ws_owner_module(void);
 bool ws_should_split(struct ws_pool *pool);
 
 void ws_debugfs_init(void);

@@ -25,18 +25,18 @@ struct ws_group;
 struct ws_task;
 struct ws_dep;
 
-/**
- * typedef ws_task_fn - body of a task
+/*
+ * ws_task_fn - body of a task (kernel-doc cannot parse this typedef).
  * @task: the task being run; embed it in a larger structure and use
  *	container_of() to reach the task's data.
  *
  * Return: the next task to run on this worker at once (bypass), or NULL.
  * A returned task must have been set up with ws_task_init() and not
- * spawned, and must have no unfinished predecessor; it joins the group of
- * @task and counts as spawned into it.  After a task function returns,
- * wsched no longer touches @task, unless it returned @task itself or
- * @task has successors still to release, so the function may reuse or
- * free a task that has neither.
+ * spawned; it joins the group of @task and counts as spawned into it.  If
+ * it still waits for predecessors it is not bypassed: the last of them
+ * queues it.  wsched touches @task until the task's completion is counted
+ * in its group, so its memory must stay valid until ws_group_wait() on
+ * that group returns, as a work_struct's must until flush_work().
  */
 typedef struct ws_task *(*ws_task_fn)(struct ws_task *task);
 

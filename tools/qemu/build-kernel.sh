@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build (or reuse) the wsched debug test kernel.
+#
+# The tree lives in $WSCHED_CACHE/kernel-<key>, where <key> hashes the
+# linux-source package version, kernel.config and this script.  A finished
+# tree holds src/ (the extracted source), obj/ (the O= build: bzImage and
+# everything needed for `make -C obj M=...`) and a .done stamp.
+# $WSCHED_CACHE/kernel-current points at the latest finished tree.
+#
+# Prints the path of the finished tree on stdout.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+frag=$RIG_DIR/kernel.config
+key=$(kernel_key)
+tree=$WSCHED_CACHE/kernel-$key
+obj=$tree/obj
+
+mkdir -p "$WSCHED_CACHE"
+exec 9>"$WSCHED_CACHE/kernel.lock"
+if ! flock -n 9; then
+	log "another run is building the kernel; waiting for $WSCHED_CACHE/kernel.lock"
+	flock 9
+fi
+
+if [[ -f $tree/.done ]]; then
+	log "reusing cached kernel $tree"
+	ln -sfn "kernel-$key" "$WSCHED_CACHE/kernel-current"
+	echo "$tree"
+	exit 0
+fi
+
+[[ -r $LINUX_SOURCE_TAR ]] || die "$LINUX_SOURCE_TAR missing (run tools/qemu/deps.sh)"
+start=$(date +%s)
+rm -rf "$tree"
+mkdir -p "$tree/src" "$obj"
+log "extracting $LINUX_SOURCE_TAR into $tree/src"
+tar -xf "$LINUX_SOURCE_TAR" -C "$tree/src"
+src=$tree/src/$LINUX_SOURCE_PKG
+[[ -f $src/Makefile ]] || die "unexpected layout of $LINUX_SOURCE_TAR"
+ln -sfn "$LINUX_SOURCE_PKG" "$tree/src/linux"
+
+kmake() { make -C "$src" O="$obj" ARCH=x86_64 "$@"; }
+
+log "configuring: allnoconfig + $frag"
+# merge_config.sh -n runs allnoconfig with the fragment as KCONFIG_ALLCONFIG,
+# so dependencies and choices are resolved by Kconfig itself.
+(cd "$src" && ARCH=x86_64 scripts/kconfig/merge_config.sh -n -O "$obj" "$frag") \
+	>"$tree/config.log" 2>&1 || { cat "$tree/config.log" >&2; die "merge_config failed"; }
+kmake olddefconfig >>"$tree/config.log" 2>&1
+
+# Every option of the fragment must have landed.
+missing=()
+while IFS= read -r line; do
+	case $line in
+	CONFIG_*=*)
+		grep -qxF -- "$line" "$obj/.config" || missing+=("$line (got: $(grep -E "^(# )?${line%%=*}[= ]" "$obj/.config" || echo absent))")
+		;;
+	"# CONFIG_"*" is not set")
+		opt=${line#\# }; opt=${opt%% *}
+		grep -q "^$opt=" "$obj/.config" && missing+=("$line (got: $(grep "^$opt=" "$obj/.config"))")
+		;;
+	esac
+done <"$frag"
+if ((${#missing[@]})); then
+	printf '[wsched-rig] config option missing from .config: %s\n' "${missing[@]}" >&2
+	die "kernel.config fragment did not apply (${#missing[@]} options); see $obj/.config"
+fi
+cp "$obj/.config" "$tree/config.final"
+
+log "building kernel in $obj with -j$((NPROC + 1)) (log: $tree/build.log)"
+if ! kmake -j"$((NPROC + 1))" bzImage modules >"$tree/build.log" 2>&1; then
+	tail -50 "$tree/build.log" >&2
+	die "kernel build failed; see $tree/build.log"
+fi
+[[ -f $obj/arch/x86/boot/bzImage && -f $obj/Module.symvers ]] ||
+	die "kernel build produced no bzImage/Module.symvers"
+
+end=$(date +%s)
+echo "$((end - start))" >"$tree/build-seconds"
+touch "$tree/.done"
+ln -sfn "kernel-$key" "$WSCHED_CACHE/kernel-current"
+log "kernel built in $((end - start)) s: $tree (bzImage: $obj/arch/x86/boot/bzImage)"
+
+# Keep only the current tree and the previous one.
+for old in $(ls -1dt "$WSCHED_CACHE"/kernel-* | tail -n +2); do
+	[[ -L $old || $old == "$tree" || ! -d $old ]] && continue
+	[[ -n ${keep:-} ]] && { log "removing old kernel tree $old"; rm -rf "$old"; }
+	keep=1
+done
+echo "$tree"

@@ -1,0 +1,184 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# /init of the wsched test initramfs (busybox sh).
+#
+# Kernel command line: wsched.stage=<name> wsched.mode=<test|demo>.
+# Test results go to the second serial port (/dev/ttyS1) in sections the
+# host parser (tools/qemu/parse-results.py) understands; the console
+# (ttyS0) only carries the kernel log and progress messages.
+
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mkdir -p /proc /sys /dev /tmp /run
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+
+stage=unknown
+mode="test"
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	wsched.stage=*) stage=${arg#wsched.stage=} ;;
+	wsched.mode=*) mode=${arg#wsched.mode=} ;;
+	esac
+done
+
+RES=/dev/ttyS1
+[ "$mode" = demo ] && RES=/dev/null
+stty -F "$RES" raw -echo 2>/dev/null
+exec 3>"$RES"
+
+say() { echo "[wsched-guest] $*"; }
+res() { echo "$*" >&3; }
+
+shutdown_now() {
+	sync
+	# Without ACPI (the debug kernel) poweroff cannot turn QEMU off, but a
+	# reboot does: QEMU runs with -no-reboot.
+	if [ -d /sys/firmware/acpi ]; then
+		poweroff -f
+	fi
+	reboot -f
+	sleep 30
+}
+
+ncheck=0
+check() {	# check <name> <status> [message]
+	ncheck=$((ncheck + 1))
+	if [ "$2" -eq 0 ]; then
+		checks="$checks
+ok $ncheck $1"
+	else
+		checks="$checks
+not ok $ncheck $1${3:+ # $3}"
+	fi
+}
+
+say "stage $stage mode $mode, kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) cpus"
+res "# wsched-stage $stage $(uname -r)"
+
+[ -w /sys/kernel/debug/kmemleak ] && echo clear >/sys/kernel/debug/kmemleak
+
+# Later hotplug tests offline CPUs through sysfs.
+[ -w /sys/devices/system/cpu/cpu1/online ]
+check cpu_hotplug_available $? "no writable /sys/devices/system/cpu/cpu1/online"
+
+# Kernel log level: keep test chatter on the console but not debug noise.
+echo 7 >/proc/sys/kernel/printk 2>/dev/null
+
+insmod /lib/wsched/wsched.ko
+rc=$?
+check insmod_wsched $rc "insmod wsched.ko failed: $rc"
+
+if [ "$mode" = demo ]; then
+	if [ $rc -eq 0 ]; then
+		say "loading wsched_smoke.ko"
+		insmod /lib/wsched/wsched_smoke.ko
+		say "insmod wsched_smoke.ko: exit $?"
+		for f in /sys/kernel/debug/wsched/*/stats; do
+			say "$f:"
+			cat "$f"
+		done
+		rmmod wsched_smoke
+		say "loading wsched_crc32c.ko (parallel crc32c, checked against serial)"
+		insmod /lib/wsched/wsched_crc32c.ko size_mb=64
+		say "insmod wsched_crc32c.ko: exit $?"
+		rmmod wsched_crc32c
+		rmmod wsched
+		say "rmmod: exit $?"
+	fi
+	say "demo done, powering off"
+	shutdown_now
+fi
+
+if [ -f /lib/wsched/wsched_test.ko ]; then
+	if [ $rc -eq 0 ]; then
+		say "loading wsched_test.ko (KUnit suites run now)"
+		insmod /lib/wsched/wsched_test.ko
+		check insmod_wsched_test $? "insmod wsched_test.ko failed"
+	fi
+	# The debugfs results keep only 512 bytes of log per test case in 6.1
+	# and only the last parameter of a parameterised case, so send the
+	# full KTAP printed to the kernel log as well; the parser counts
+	# leaves from it and cross-checks the suite status from debugfs.
+	dmesg | sed 's/^\[[^]]*\] //' >/tmp/kunit.log
+	nsuites=0
+	for d in /sys/kernel/debug/kunit/*/; do
+		[ -f "$d/results" ] || continue
+		suite=$(basename "$d")
+		nsuites=$((nsuites + 1))
+		res "# wsched-begin kunit $suite"
+		awk -v s="$suite" '
+			!done && $0 ~ ("# Subtest: " s "$") { on = 1 }
+			on { print }
+			on && $0 ~ ("^(not )?ok [0-9]+ " s "( |$)") { on = 0; done = 1 }
+		' /tmp/kunit.log >&3
+		res "# wsched-end"
+		res "# wsched-begin kunit-debugfs $suite"
+		cat "$d/results" >&3
+		res "# wsched-end"
+	done
+	[ $nsuites -gt 0 ]
+	check kunit_suites_found $? "no KUnit suite in /sys/kernel/debug/kunit"
+fi
+
+export WSCHED_SMOKE_KO=/lib/wsched/wsched_smoke.ko
+for t in /lib/wsched/selftests/*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	say "running selftest $name"
+	res "# wsched-begin selftest $name"
+	(cd /tmp && timeout 600 "$t") >&3 2>&1
+	res "# wsched-exit $?"
+	res "# wsched-end"
+done
+
+# The sample client: parallel crc32c checked against the serial one.
+if [ -f /lib/wsched/wsched_crc32c.ko ]; then
+	insmod /lib/wsched/wsched_crc32c.ko size_mb=16
+	check sample_crc32c $? "wsched_crc32c.ko failed (parallel crc32c differs or error)"
+	rmmod wsched_crc32c
+	check rmmod_sample_crc32c $? "rmmod wsched_crc32c failed"
+else
+	check sample_crc32c 1 "wsched_crc32c.ko missing"
+fi
+
+if grep -q '^wsched_test ' /proc/modules; then
+	rmmod wsched_test
+	check rmmod_wsched_test $? "rmmod wsched_test failed"
+fi
+if grep -q '^wsched ' /proc/modules; then
+	rmmod wsched
+	check rmmod_wsched $? "rmmod wsched failed"
+fi
+grep -q '^wsched' /proc/modules
+[ $? -ne 0 ]
+check modules_unloaded $? "wsched modules still loaded: $(grep '^wsched' /proc/modules | cut -d' ' -f1)"
+
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	say "kmemleak scan"
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 5
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 1
+	cat /sys/kernel/debug/kmemleak >/tmp/kmemleak
+	if [ -s /tmp/kmemleak ]; then
+		check kmemleak 1 "kmemleak reports leaks"
+		res "# wsched-begin kmemleak"
+		cat /tmp/kmemleak >&3
+		res "# wsched-end"
+	else
+		check kmemleak 0
+	fi
+fi
+
+res "# wsched-begin rig checks"
+res "TAP version 13"
+res "1..$ncheck"
+echo "$checks" | sed '/^$/d' >&3
+res "# wsched-end"
+res "# wsched-done"
+say "all done"
+shutdown_now

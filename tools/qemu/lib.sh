@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common settings for the wsched QEMU rig; sourced by the other scripts.
+
+RIG_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$RIG_DIR/../.." && pwd)
+WSCHED_CACHE=${WSCHED_CACHE:-/var/cache/wsched}
+# Per-checkout build outputs (gitignored).
+WSCHED_OUT=${WSCHED_OUT:-$REPO_DIR/.build}
+LINUX_SOURCE_PKG=${LINUX_SOURCE_PKG:-linux-source-6.1}
+LINUX_SOURCE_TAR=/usr/src/$LINUX_SOURCE_PKG.tar.xz
+NPROC=$(nproc)
+
+log() { printf '[wsched-rig] %s\n' "$*" >&2; }
+die() { printf '[wsched-rig] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# Version of Debian's stock kernel to test against: newest installed
+# linux-image whose matching headers are installed too, unless overridden.
+stock_kver() {
+	local v
+	if [[ -n ${WSCHED_STOCK_KVER:-} ]]; then
+		echo "$WSCHED_STOCK_KVER"
+		return
+	fi
+	for v in $(ls -1 /boot/vmlinuz-* 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -rV); do
+		if [[ -d /usr/src/linux-headers-$v && -r /boot/vmlinuz-$v ]]; then
+			echo "$v"
+			return
+		fi
+	done
+	return 1
+}
+
+# Directory of the cached debug kernel for the current key.
+kernel_key() {
+	local ver
+	ver=$(dpkg-query -W -f='${Version}' "$LINUX_SOURCE_PKG" 2>/dev/null || echo none)
+	{
+		echo "$ver"
+		cat "$RIG_DIR/kernel.config" "$RIG_DIR/build-kernel.sh"
+	} | sha256sum | cut -c1-16
+}

@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Parse the results of the wsched QEMU rig.
+
+Usage: parse-results.py STAGE=DIR [STAGE=DIR ...]
+
+Each DIR may hold host.tap (host-side checks), results.log (second serial
+port of the guest, in sections written by guest-init.sh) and console.log
+(kernel console, scanned for splats).  Prints one PASS/FAIL/SKIP line per
+test, then exactly one summary line "N passed, N failed[, N skipped]".
+Exits 1 on any failure.
+"""
+
+import os
+import re
+import sys
+
+RESULT_RE = re.compile(r'^(\s*)(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?([^#]*?)\s*(?:#\s*(.*))?$')
+SUBTEST_RE = re.compile(r'^(\s*)#\s*Subtest:\s*(.*)$')
+PLAN_RE = re.compile(r'^(\s*)1\.\.(\d+)\s*(?:#.*)?$')
+
+# Headline patterns start a new splat; follow-up patterns (a report's own
+# trace) start one only if no splat was seen within SPLAT_WINDOW lines.
+SPLAT_HEAD_RES = [
+    re.compile(p) for p in (
+        r'BUG:', r'WARNING:', r'possible circular locking',
+        r'inconsistent lock state', r'INFO: task .* blocked',
+        r'soft lockup', r'rcu_.*detected stall', r'Oops', r'Kernel panic',
+        r'kmemleak: .*(suspected memory leak|unreferenced object)',
+        r'unreferenced object 0x', r'general protection fault', r'UBSAN:',
+    )
+]
+SPLAT_FOLLOW_RES = [
+    re.compile(p) for p in (r'KASAN', r'DEADLOCK', r'Call Trace', r'hung_task')
+]
+# Lines a healthy boot prints that the patterns above would match.
+BENIGN_RES = [
+    re.compile(p) for p in (
+        r'KernelAddressSanitizer initialized',
+        r'kasan: ',
+        r'Command line:', r'Kernel command line:',
+        r'\[wsched-guest\]',
+    )
+]
+# A splat's own follow-up lines (e.g. its Call Trace) within this many lines
+# count as the same splat.
+SPLAT_WINDOW = 60
+
+KMSG_PREFIX_RE = re.compile(r'^\[\s*\d+\.\d+\]\s*')
+
+
+class Results:
+    def __init__(self):
+        self.passed = self.failed = self.skipped = 0
+        self.failed_in = {}  # "stage:suite/" -> failures
+
+    def emit(self, status, name, why=''):
+        if status not in ('PASS', 'SKIP'):
+            pre = name.split('/')[0] + '/'
+            self.failed_in[pre] = self.failed_in.get(pre, 0) + 1
+        if status == 'PASS':
+            self.passed += 1
+        elif status == 'SKIP':
+            self.skipped += 1
+        else:
+            status = 'FAIL'
+            self.failed += 1
+        print(f'{status} {name}' + (f' ({why})' if why else ''))
+
+
+def clean(line):
+    return line.replace('\r', '').rstrip('\n')
+
+
+def parse_tap(lines, prefix, res, check_plan=True, where=None):
+    """Count the leaf results of a (K)TAP document.
+
+    A result line is a leaf unless result lines more deeply indented
+    directly precede it (its subtests).  Leaves are named by the chain of
+    their parents.  Plans are checked against the results at their level.
+    """
+    items = []  # (indent, ok, name, directive, headers seen before it)
+    plans = []  # (indent, count, index into items where the block starts)
+    headers = []  # (indent, name) of "# Subtest:" lines, in order
+    for raw in lines:
+        line = clean(raw).expandtabs(8)
+        m = SUBTEST_RE.match(line)
+        if m:
+            headers.append((len(m.group(1)), m.group(2).strip()))
+            continue
+        m = PLAN_RE.match(line)
+        if m:
+            plans.append((len(m.group(1)), int(m.group(2)), len(items)))
+            continue
+        m = RESULT_RE.match(line)
+        if not m:
+            continue
+        name = m.group(4).strip() or f'#{m.group(3)}'
+        items.append((len(m.group(1)), m.group(2) == 'ok', name,
+                      (m.group(5) or '').strip(), len(headers)))
+
+    n = len(items)
+    if n == 0:
+        res.emit('FAIL', where or prefix.rstrip('/:'), 'no test results')
+        return
+    for i, (ind, ok, name, directive, nhdr) in enumerate(items):
+        if i > 0 and items[i - 1][0] > ind:
+            continue  # parent of the preceding subtests
+        # Name the leaf by the open "# Subtest:" headers above it: for each
+        # indent <= ours, the latest header preceding the deeper one.
+        path = [name]
+        limit = nhdr
+        for e in sorted({h[0] for h in headers[:nhdr] if h[0] <= ind}, reverse=True):
+            for k in range(limit - 1, -1, -1):
+                if headers[k][0] == e:
+                    path.insert(0, headers[k][1])
+                    limit = k
+                    break
+        full = prefix + '/'.join(path)
+        if directive.upper().startswith('SKIP'):
+            res.emit('SKIP', full, directive)
+        elif ok:
+            res.emit('PASS', full)
+        else:
+            res.emit('FAIL', full, directive)
+
+    if not check_plan:
+        return
+    for pi, (ind, count, start) in enumerate(plans):
+        # results at this indent after the plan, until a less-indented result
+        got = 0
+        for ind2 in (it[0] for it in items[start:]):
+            if ind2 < ind:
+                break
+            if ind2 == ind:
+                got += 1
+        if got != count:
+            res.emit('FAIL', (where + '/' if where else prefix) + 'plan', f'plan 1..{count} at indent {ind} but {got} results')
+            break  # one truncation is one failure
+
+
+def parse_results_log(stage, path, res):
+    try:
+        with open(path, errors='replace') as f:
+            lines = f.readlines()
+    except OSError:
+        res.emit('FAIL', f'{stage}:results', f'cannot read {path}')
+        return False
+    done = False
+    section = None
+    body = []
+    sections = []
+    for raw in lines:
+        line = clean(raw)
+        s = line.strip()
+        if s.startswith('# wsched-begin '):
+            section = s[len('# wsched-begin '):].split()
+            body = []
+            continue
+        if s == '# wsched-end' and section:
+            sections.append((section, body))
+            section = None
+            continue
+        if s == '# wsched-done':
+            done = True
+            continue
+        if section is not None:
+            body.append(line)
+    if section:
+        sections.append((section, body))
+    kunit_seen = {sec[1] for sec, _ in sections if sec[0] == 'kunit' and
+                  any(RESULT_RE.match(clean(x).expandtabs(8)) for x in _)}
+    for sec, body in sections:
+        if sec[0] == 'kunit-debugfs':
+            check_kunit_debugfs(stage, sec[1], body, sec[1] in kunit_seen, res)
+        elif not (sec[0] == 'kunit' and sec[1] not in kunit_seen):
+            handle_section(stage, sec, body, res)
+    return done
+
+
+def check_kunit_debugfs(stage, suite, body, have_log, res):
+    """Use a suite's debugfs results: as the leaf source if the kernel log
+    had none, else to cross-check the suite's overall status."""
+    if not have_log:
+        parse_tap(body, f'{stage}:', res, where=f'{stage}:{suite}')
+        return
+    status = None
+    for line in body:
+        m = RESULT_RE.match(clean(line))
+        if m and not m.group(1) and m.group(4).strip() == suite:
+            status = m.group(2)
+    if status is None:
+        res.emit('FAIL', f'{stage}:{suite}/debugfs-status', 'no suite result in debugfs')
+    elif status == 'not ok' and not res.failed_in.get(f'{stage}:{suite}/'):
+        res.emit('FAIL', f'{stage}:{suite}/debugfs-status', 'debugfs reports the suite failed')
+
+
+def handle_section(stage, section, body, res):
+    kind = section[0]
+    name = section[1] if len(section) > 1 else ''
+    if kind == 'kunit':
+        parse_tap(body, f'{stage}:', res, where=f'{stage}:{name}')
+    elif kind == 'selftest':
+        exit_code = None
+        tap = []
+        for line in body:
+            m = re.match(r'^# wsched-exit (\d+)', line.strip())
+            if m:
+                exit_code = int(m.group(1))
+            else:
+                tap.append(line)
+        before = res.failed
+        parse_tap(tap, f'{stage}:selftest/{name}/', res)
+        if exit_code is None:
+            res.emit('FAIL', f'{stage}:selftest/{name}/exit', 'no exit status (crashed?)')
+        elif exit_code not in (0, 4) and res.failed == before:
+            res.emit('FAIL', f'{stage}:selftest/{name}/exit', f'exit status {exit_code}')
+    elif kind == 'rig':
+        parse_tap(body, f'{stage}:rig/', res)
+    elif kind == 'kmemleak':
+        for line in body[:40]:
+            print(f'    {stage} kmemleak: {line}')
+
+
+def scan_console(stage, path, res):
+    try:
+        with open(path, errors='replace') as f:
+            lines = [clean(x) for x in f]
+    except OSError:
+        res.emit('FAIL', f'{stage}:console', f'cannot read {path}')
+        return
+    last = -SPLAT_WINDOW - 1
+    nsplat = 0
+    for i, line in enumerate(lines):
+        text = KMSG_PREFIX_RE.sub('', line)
+        if any(b.search(text) for b in BENIGN_RES):
+            continue
+        head = any(p.search(text) for p in SPLAT_HEAD_RES)
+        if not head and not any(p.search(text) for p in SPLAT_FOLLOW_RES):
+            continue
+        # a headline right after another matched line is the same report
+        new = (head and i - last > 3) or i - last > SPLAT_WINDOW
+        last = i
+        if not new:
+            continue
+        nsplat += 1
+        res.emit('FAIL', f'{stage}:console/splat', f'{os.path.basename(path)}:{i + 1}: {text.strip()[:160]}')
+        for ctx in lines[i:i + 12]:
+            print(f'    | {ctx}')
+    if nsplat == 0:
+        res.emit('PASS', f'{stage}:console/no-splat')
+
+
+def main(argv):
+    res = Results()
+    if not argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    for arg in argv:
+        stage, _, d = arg.partition('=')
+        host = os.path.join(d, 'host.tap')
+        if os.path.exists(host):
+            with open(host) as f:
+                parse_tap(f.readlines(), f'{stage}:host/', res, check_plan=False)
+        rlog = os.path.join(d, 'results.log')
+        clog = os.path.join(d, 'console.log')
+        if not os.path.exists(clog):
+            res.emit('FAIL', f'{stage}:boot', 'the stage did not boot')
+            continue
+        done = parse_results_log(stage, rlog, res)
+        if done:
+            res.emit('PASS', f'{stage}:final-marker')
+        else:
+            res.emit('FAIL', f'{stage}:final-marker', 'missing: guest timed out or crashed')
+            tail = open(clog, errors='replace').read().splitlines()[-25:]
+            for line in tail:
+                print(f'    | {clean(line)}')
+        scan_console(stage, clog, res)
+    summary = f'{res.passed} passed, {res.failed} failed'
+    if res.skipped:
+        summary += f', {res.skipped} skipped'
+    print(summary)
+    return 1 if res.failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

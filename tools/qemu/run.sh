@@ -1,0 +1,230 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# wsched QEMU test rig.
+#
+# Usage: tools/qemu/run.sh [--stage debug|stock|all] [--demo] [--no-parse]
+#
+#   debug  build (or reuse) the debug kernel (KASAN, lockdep, kmemleak,
+#          KUnit), build wsched.ko, wsched_test.ko, wsched_smoke.ko and the
+#          selftests against it, boot it and run everything.
+#   stock  the same on Debian's stock kernel (no KUnit).
+#   --demo boot the stock kernel, load wsched.ko and the smoke module,
+#          print the result and the debugfs stats, power off.
+#
+# Environment: WSCHED_CACHE (kernel cache, default /var/cache/wsched),
+# WSCHED_OUT (build outputs, default <repo>/.build), WSCHED_KMOD_SRC (the
+# core's source directory, default <repo>/kmod), WSCHED_STOCK_KVER,
+# WSCHED_DEBUG_TIMEOUT / WSCHED_STOCK_TIMEOUT (seconds), WSCHED_VERBOSE=1
+# (show the guest console while it runs).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+stages=all
+demo=0
+parse=1
+while (($#)); do
+	case $1 in
+	--stage) stages=$2; shift ;;
+	--stage=*) stages=${1#--stage=} ;;
+	--demo) demo=1 ;;
+	--no-parse) parse=0 ;;
+	-h|--help) sed -n '3,20p' "$0"; exit 0 ;;
+	*) die "unknown argument $1" ;;
+	esac
+	shift
+done
+[[ $stages == all ]] && stages="debug stock"
+
+KMOD_SRC=${WSCHED_KMOD_SRC:-$REPO_DIR/kmod}
+mkdir -p "$WSCHED_OUT"
+
+# Host-side check results of a stage, as TAP, read by the parser.
+host_check() {	# host_check <stage> <status> <name> [message]
+	local f=$WSCHED_OUT/$1/host.tap
+	if [[ $2 -eq 0 ]]; then
+		echo "ok - $3" >>"$f"
+	else
+		echo "not ok - $3${4:+ # $4}" >>"$f"
+		log "FAILED: $1: $3${4:+: $4}"
+	fi
+}
+
+# Copy a module source directory without in-tree build outputs.
+copy_src() {	# copy_src <from> <to>
+	mkdir -p "$2"
+	tar -C "$1" -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
+		--exclude=Module.symvers --exclude=modules.order --exclude='.tmp_*' . |
+		tar -C "$2" -xf -
+}
+
+# Build wsched.ko (+ wsched_test.ko if KUnit) and wsched_smoke.ko against
+# KDIR, in a copy of the sources so stages do not clobber each other.
+build_modules() {	# build_modules <stage> <kdir>
+	local stage=$1 kdir=$2 m=$WSCHED_OUT/$1/mod
+	rm -rf "$m"
+	mkdir -p "$m/tools"
+	cp -a "$REPO_DIR/Kbuild" "$m/"
+	[[ -d $KMOD_SRC ]] || { host_check "$stage" 1 build_modules "no $KMOD_SRC"; return 1; }
+	copy_src "$KMOD_SRC" "$m/kmod"
+	copy_src "$REPO_DIR/tools/smoke" "$m/tools/smoke"
+	log "$stage: building modules against $kdir"
+	if ! make -C "$kdir" M="$m" -j"$NPROC" modules >"$WSCHED_OUT/$stage/modules.log" 2>&1; then
+		grep -E 'error|Error' "$WSCHED_OUT/$stage/modules.log" | head -20 >&2
+		host_check "$stage" 1 build_modules "see $WSCHED_OUT/$stage/modules.log"
+		return 1
+	fi
+	host_check "$stage" 0 build_modules
+	# The sample client builds on its own, out of tree, against the
+	# symbols wsched exports.
+	copy_src "$REPO_DIR/tools/samples/crc32c" "$m/tools/samples/crc32c"
+	if ! make -C "$kdir" M="$m/tools/samples/crc32c" \
+		KBUILD_EXTRA_SYMBOLS="$m/Module.symvers" modules \
+		>>"$WSCHED_OUT/$stage/modules.log" 2>&1; then
+		grep -E 'error|Error' "$WSCHED_OUT/$stage/modules.log" | head -20 >&2
+		host_check "$stage" 1 build_sample_crc32c "see $WSCHED_OUT/$stage/modules.log"
+	else
+		host_check "$stage" 0 build_sample_crc32c
+	fi
+	local want=(kmod/wsched.ko tools/smoke/wsched_smoke.ko
+		    tools/samples/crc32c/wsched_crc32c.ko) ko ok=0
+	grep -q '^CONFIG_KUNIT=y' "$kdir/.config" && want+=(kmod/wsched_test.ko)
+	for ko in "${want[@]}"; do
+		[[ -f $m/$ko ]] && continue
+		host_check "$stage" 1 "module_built_${ko##*/}" "missing"
+		[[ $ko == kmod/wsched.ko ]] && ok=1	# nothing to boot for
+	done
+	return $ok
+}
+
+build_selftests() {	# build_selftests <ksrc> -> $WSCHED_OUT/selftests
+	log "building selftests"
+	make -s -C "$REPO_DIR/selftests/wsched" KSFT_DIR="$1/tools/testing/selftests" \
+		OUTPUT="$WSCHED_OUT/selftests" >"$WSCHED_OUT/selftests.log" 2>&1 ||
+		{ cat "$WSCHED_OUT/selftests.log" >&2; return 1; }
+}
+
+# kselftest headers: from the debug kernel's source if built, else extracted
+# alone from the linux-source tarball.
+ksft_src() {
+	if [[ -f $WSCHED_CACHE/kernel-current/src/linux/tools/testing/selftests/kselftest_harness.h ]]; then
+		echo "$WSCHED_CACHE/kernel-current/src/linux"
+		return
+	fi
+	local d=$WSCHED_CACHE/kselftest-headers
+	if [[ ! -f $d/$LINUX_SOURCE_PKG/tools/testing/selftests/kselftest_harness.h ]]; then
+		log "extracting kselftest headers from $LINUX_SOURCE_TAR"
+		mkdir -p "$d"
+		tar -xf "$LINUX_SOURCE_TAR" -C "$d" --wildcards \
+			"$LINUX_SOURCE_PKG/tools/testing/selftests/kselftest*.h" >&2
+	fi
+	echo "$d/$LINUX_SOURCE_PKG"
+}
+
+make_initramfs() {	# make_initramfs <stage>
+	local stage=$1 r=$WSCHED_OUT/$1/initramfs ko app
+	rm -rf "$r"
+	mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,run,lib/wsched/selftests}
+	cp /bin/busybox "$r/bin/busybox"
+	for app in $("$r/bin/busybox" --list); do
+		[[ $app == busybox ]] || ln -s busybox "$r/bin/$app"
+	done
+	cp "$RIG_DIR/guest-init.sh" "$r/init"
+	chmod 755 "$r/init"
+	for ko in "$WSCHED_OUT/$stage"/mod/kmod/*.ko "$WSCHED_OUT/$stage"/mod/tools/smoke/*.ko \
+		  "$WSCHED_OUT/$stage"/mod/tools/samples/crc32c/*.ko; do
+		[[ -f $ko ]] && cp "$ko" "$r/lib/wsched/"
+	done
+	if [[ $stage != demo && -d $WSCHED_OUT/selftests ]]; then
+		cp "$WSCHED_OUT"/selftests/*_test "$r/lib/wsched/selftests/" 2>/dev/null || true
+	fi
+	(cd "$r" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$WSCHED_OUT/$stage/initramfs.cpio.gz"
+}
+
+boot() {	# boot <stage> <bzImage> <mem> <timeout> <mode>
+	local stage=$1 dir=$WSCHED_OUT/$1 con
+	rm -f "$dir/console.log" "$dir/results.log"
+	: >"$dir/results.log"
+	if [[ $5 == demo || ${WSCHED_VERBOSE:-0} == 1 ]]; then
+		con="-chardev stdio,id=con,signal=off,logfile=$dir/console.log"
+	else
+		con="-chardev file,id=con,path=$dir/console.log"
+	fi
+	log "$stage: booting $2 (timeout $4 s; console: $dir/console.log)"
+	local start rc=0
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	timeout --foreground -k 10 "$4" qemu-system-x86_64 \
+		-accel tcg,thread=multi -cpu max -smp 4 -m "$3" \
+		-nographic -nodefaults -no-reboot -monitor none \
+		-kernel "$2" -initrd "$dir/initramfs.cpio.gz" \
+		$con -serial chardev:con \
+		-chardev file,id=res,path="$dir/results.log" -serial chardev:res \
+		-append "console=ttyS0 panic=-1 oops=panic hung_task_panic=1 softlockup_panic=1 mitigations=off printk.time=1 wsched.stage=$stage wsched.mode=$5" \
+		</dev/null || rc=$?
+	echo "$(($(date +%s) - start))" >"$dir/boot-seconds"
+	log "$stage: QEMU exited with $rc after $(cat "$dir/boot-seconds") s"
+	if ((rc == 124 || rc == 137)); then
+		host_check "$stage" 1 qemu_exit "timed out after $4 s"
+	else
+		host_check "$stage" "$rc" qemu_exit "qemu exit status $rc"
+	fi
+}
+
+stage_debug() {
+	local tree
+	"$RIG_DIR/deps.sh" debug
+	if ! tree=$("$RIG_DIR/build-kernel.sh"); then
+		host_check debug 1 build_kernel "see $WSCHED_CACHE/kernel-*/build.log"
+		return 0
+	fi
+	host_check debug 0 build_kernel
+	log "debug kernel tree: $tree (also $WSCHED_CACHE/kernel-current)"
+	build_selftests "$tree/src/linux" || host_check debug 1 build_selftests
+	build_modules debug "$tree/obj" || return 0
+	make_initramfs debug
+	boot debug "$tree/obj/arch/x86/boot/bzImage" 2G "${WSCHED_DEBUG_TIMEOUT:-900}" test
+}
+
+stage_stock() {	# stage_stock <test|demo>
+	local kver kdir name=stock
+	[[ $1 == demo ]] && name=demo
+	"$RIG_DIR/deps.sh" stock
+	kver=$(stock_kver) || die "no /boot/vmlinuz-<ver> with matching /usr/src/linux-headers-<ver>"
+	kdir=/usr/src/linux-headers-$kver
+	log "$name: stock kernel $kver"
+	if [[ $1 == test ]]; then
+		build_selftests "$(ksft_src)" || host_check stock 1 build_selftests
+	fi
+	build_modules "$name" "$kdir" || return 0
+	local vm vm_ok=0
+	vm=$(/sbin/modinfo -F vermagic "$WSCHED_OUT/$name/mod/kmod/wsched.ko")
+	[[ $vm == "$kver "* ]] || vm_ok=1
+	host_check "$name" $vm_ok vermagic "wsched.ko vermagic '$vm' does not match $kver"
+	make_initramfs "$name"
+	boot "$name" "/boot/vmlinuz-$kver" 1G "${WSCHED_STOCK_TIMEOUT:-600}" "$1"
+}
+
+if ((demo)); then
+	rm -rf "${WSCHED_OUT:?}/demo"
+	mkdir -p "$WSCHED_OUT/demo"
+	stage_stock demo
+	grep -q 'wsched_smoke: fib(.*) ok' "$WSCHED_OUT/demo/console.log" ||
+		die "demo: the smoke module did not report success"
+	exit 0
+fi
+
+results=()
+for s in $stages; do
+	rm -rf "${WSCHED_OUT:?}/$s"
+	mkdir -p "$WSCHED_OUT/$s"
+	case $s in
+	debug) stage_debug ;;
+	stock) stage_stock test ;;
+	*) die "unknown stage $s" ;;
+	esac
+	results+=("$s=$WSCHED_OUT/$s")
+done
+
+((parse)) || exit 0
+exec python3 "$RIG_DIR/parse-results.py" "${results[@]}"
