@@ -762,6 +762,31 @@ static void api_module_pin(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, module_refcount(mod), refs);
 }
 
+/* ---- suspend ---- */
+
+/* While frozen no task starts; after the thaw every one runs once. */
+static void api_freeze(struct kunit *test)
+{
+	struct ws_pool *pool = api_pool(test, "t_freeze", NULL);
+	struct ws_group group;
+	struct node_set set;
+	unsigned int i;
+
+	nodes_init(test, &set, 100);
+	ws_group_init(&group, pool);
+	ws_freeze_pools(true);
+	for (i = 0; i < set.nr; i++)
+		ws_spawn(&group, &set.nodes[i].task);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, atomic_read(&set.seq), 0);
+	KUNIT_EXPECT_FALSE(test, ws_group_done(&group));
+	ws_freeze_pools(false);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	KUNIT_EXPECT_EQ(test, nodes_run_once(&set), set.nr);
+	vfree(set.nodes);
+	ws_pool_destroy(pool);
+}
+
 static struct kunit_case api_cases[] = {
 	KUNIT_CASE(api_diamond),
 	KUNIT_CASE(api_random_dag),
@@ -776,6 +801,7 @@ static struct kunit_case api_cases[] = {
 	KUNIT_CASE(api_attrs),
 	KUNIT_CASE(api_hotplug),
 	KUNIT_CASE(api_module_pin),
+	KUNIT_CASE(api_freeze),
 	{}
 };
 

@@ -7,7 +7,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/freezer.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/sched.h>
@@ -123,8 +122,12 @@ bool ws_pool_has_work(struct ws_pool *pool)
 	return false;
 }
 
-/* Wake @worker, which the caller removed from the idle list under idle_lock. */
-static void ws_wake_locked(struct ws_pool *pool, struct ws_worker *worker)
+/**
+ * ws_wake_locked - wake an idle worker
+ * @pool: its pool, whose idle_lock the caller holds
+ * @worker: a worker on the pool's idle list; it is taken off the list
+ */
+void ws_wake_locked(struct ws_pool *pool, struct ws_worker *worker)
 {
 	list_del_init(&worker->idle_node);
 	atomic_dec(&pool->nr_idle);
@@ -745,8 +748,7 @@ static void ws_worker_sleep(struct ws_worker *worker)
 	spin_lock_irq(&pool->idle_lock);
 	list_add(&worker->idle_node, &pool->idle_list);
 	atomic_inc(&pool->nr_idle);
-	/* Freezable: the freezer may freeze us right in this sleep. */
-	set_current_state(TASK_IDLE | TASK_FREEZABLE);
+	set_current_state(TASK_IDLE);
 	spin_unlock_irq(&pool->idle_lock);
 	/*
 	 * Order our idle mark before the recheck of the queues; pairs with
@@ -754,7 +756,9 @@ static void ws_worker_sleep(struct ws_worker *worker)
 	 * between publishing a task and reading nr_idle.
 	 */
 	smp_mb();
-	if (!ws_pool_has_work(pool) && !kthread_should_stop()) {
+	/* ws_frozen: written under idle_lock by ws_freeze_pools(). */
+	if ((READ_ONCE(ws_frozen) || !ws_pool_has_work(pool)) &&
+	    !kthread_should_stop()) {
 		ws_stat_inc(pool, sleeps);
 		trace_wsched_sleep(pool, worker->cpu);
 		schedule();
@@ -781,9 +785,13 @@ int ws_worker_thread(void *arg)
 	struct ws_task *task = NULL;
 	unsigned int empty_rounds = 0;
 
-	set_freezable();
 	/* A task returned for bypass must run even if we are told to stop. */
 	while (task || !kthread_should_stop()) {
+		/* Frozen for suspend: start nothing new until thawed. */
+		if (!task && unlikely(READ_ONCE(ws_frozen))) {
+			ws_worker_sleep(worker);
+			continue;
+		}
 		task = ws_next_task(worker, task, WS_RUN_ANY);
 		if (task) {
 			task = ws_execute(worker, task);
@@ -796,7 +804,6 @@ int ws_worker_thread(void *arg)
 			continue;
 		}
 		empty_rounds = 0;
-		try_to_freeze();
 		ws_worker_sleep(worker);
 	}
 	return 0;

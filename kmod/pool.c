@@ -9,7 +9,9 @@
 #include <linux/cpumask.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/random.h>
+#include <linux/suspend.h>
 #include <linux/sched.h>
 #include <linux/sched/isolation.h>
 #include <linux/slab.h>
@@ -22,6 +24,68 @@ struct ws_pool *ws_system_pool;
 EXPORT_SYMBOL_GPL(ws_system_pool);
 
 static enum cpuhp_state ws_cpuhp_state;
+
+/* All pools, for freezing them around suspend. */
+static LIST_HEAD(ws_pools);
+static DEFINE_MUTEX(ws_pools_lock);
+
+/* Set while the system suspends: workers start no new task. */
+bool ws_frozen;
+
+/**
+ * ws_freeze_pools - stop or resume starting tasks in every pool
+ * @freeze: true to freeze, false to thaw
+ *
+ * Like a freezable workqueue around suspend: while frozen, tasks already
+ * running finish (with the waits they make), queued and new tasks wait,
+ * and idle workers sleep.  Thawing wakes every idle worker.
+ */
+void ws_freeze_pools(bool freeze)
+{
+	struct ws_pool *pool;
+
+	mutex_lock(&ws_pools_lock);
+	list_for_each_entry(pool, &ws_pools, list) {
+		struct ws_worker *worker, *tmp;
+
+		/*
+		 * Under idle_lock: a worker lists itself and then reads
+		 * ws_frozen under the same lock order, so it either sees the
+		 * new value or is on the list we wake.
+		 */
+		spin_lock_irq(&pool->idle_lock);
+		WRITE_ONCE(ws_frozen, freeze);
+		if (!freeze)
+			list_for_each_entry_safe(worker, tmp, &pool->idle_list,
+						 idle_node)
+				ws_wake_locked(pool, worker);
+		spin_unlock_irq(&pool->idle_lock);
+	}
+	WRITE_ONCE(ws_frozen, freeze);
+	mutex_unlock(&ws_pools_lock);
+}
+EXPORT_SYMBOL_NS_GPL(ws_freeze_pools, WSCHED_INTERNAL);
+
+static int ws_pm_notify(struct notifier_block *nb, unsigned long action,
+			void *data)
+{
+	switch (action) {
+	case PM_HIBERNATION_PREPARE:
+	case PM_SUSPEND_PREPARE:
+		ws_freeze_pools(true);
+		break;
+	case PM_POST_HIBERNATION:
+	case PM_POST_SUSPEND:
+	case PM_POST_RESTORE:
+		ws_freeze_pools(false);
+		break;
+	}
+	return NOTIFY_OK;
+}
+
+static struct notifier_block ws_pm_nb = {
+	.notifier_call = ws_pm_notify,
+};
 
 /*
  * CPU hotplug: start a worker thread when its CPU comes online, if the
@@ -174,6 +238,9 @@ static struct ws_pool *ws_pool_new(const char *name,
 		goto err_put;
 	}
 	ws_debugfs_add_pool(pool);
+	mutex_lock(&ws_pools_lock);
+	list_add(&pool->list, &ws_pools);
+	mutex_unlock(&ws_pools_lock);
 	return pool;
 
 err_put:
@@ -252,6 +319,9 @@ void ws_pool_destroy(struct ws_pool *pool)
 		return;
 	while (!ws_pool_quiescent(pool))
 		schedule_timeout_idle(1);
+	mutex_lock(&ws_pools_lock);
+	list_del(&pool->list);
+	mutex_unlock(&ws_pools_lock);
 	ws_debugfs_remove_pool(pool);
 	cpuhp_state_remove_instance(ws_cpuhp_state, &pool->cpuhp_node);
 	pinned = pool->pinned;
@@ -331,12 +401,14 @@ static int __init ws_init(void)
 		cpuhp_remove_multi_state(ws_cpuhp_state);
 		return ret;
 	}
+	register_pm_notifier(&ws_pm_nb);
 	pr_info("%u workers\n", ws_pool_nr_workers(ws_system_pool));
 	return 0;
 }
 
 static void __exit ws_exit(void)
 {
+	unregister_pm_notifier(&ws_pm_nb);
 	ws_pool_destroy(ws_system_pool);
 	ws_debugfs_exit();
 	cpuhp_remove_multi_state(ws_cpuhp_state);

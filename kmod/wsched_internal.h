@@ -72,6 +72,7 @@ struct ws_worker {
  * @max_workers: most worker threads, 0 for no limit
  * @nice: nice level of the worker threads
  * @pinned: the pool holds a reference on the module
+ * @list: link in the list of all pools
  * @stats: per-CPU event counters
  * @cpuhp_node: instance of the pool in the CPU hotplug state
  * @debugfs_dir: the pool's debugfs directory
@@ -92,6 +93,7 @@ struct ws_pool {
 	unsigned int max_workers;
 	int nice;
 	bool pinned;
+	struct list_head list;
 	struct ws_cpu_stats __percpu *stats;
 	struct hlist_node cpuhp_node;
 	struct dentry *debugfs_dir;
@@ -99,7 +101,11 @@ struct ws_pool {
 
 #define ws_stat_inc(pool, field) this_cpu_inc((pool)->stats->c.field)
 
+extern bool ws_frozen;
+
 int ws_worker_thread(void *arg);
+void ws_wake_locked(struct ws_pool *pool, struct ws_worker *worker);
+void ws_freeze_pools(bool freeze);
 bool ws_pool_has_work(struct ws_pool *pool);
 void ws_inject(struct ws_pool *pool, struct ws_task *task);
 bool ws_in_pool(struct ws_pool *pool);
