@@ -52,4 +52,7 @@ demo:
 checkpatch:
 	@$(RIG)/checkpatch.sh
 
-.PHONY: modules clean check check-debug check-stock kernel selftests demo checkpatch
+bench:
+	@tools/bench/run.sh
+
+.PHONY: modules clean check check-debug check-stock kernel selftests demo checkpatch bench

@@ -1,0 +1,39 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# /init of the wsched benchmark initramfs (busybox sh).
+#
+# Loads wsched.ko, then wsched_bench.ko with the module parameters given
+# on the kernel command line as wsbench.<param>=<value>.  The benchmark
+# rows of the kernel log go to the second serial port (/dev/ttyS1).
+
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+
+params=
+# shellcheck disable=SC2013 # the command line is one line of words
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	wsbench.*=*) params="$params ${arg#wsbench.}" ;;
+	esac
+done
+
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+exec 3>/dev/ttyS1
+echo "# bench cpus=$(grep -c ^processor /proc/cpuinfo) kernel=$(uname -r)" >&3
+
+echo "[wsched-bench] insmod wsched.ko"
+if insmod /lib/wsched/wsched.ko; then
+	echo "[wsched-bench] insmod wsched_bench.ko$params"
+	# shellcheck disable=SC2086
+	insmod /lib/wsched/wsched_bench.ko $params
+	echo "# bench-exit $?" >&3
+	dmesg | grep 'wsched_bench: \(row\|start\|stats\|done\)' | sed 's/^\[[^]]*\] //' >&3
+	dmesg | grep 'wsched_bench:.*MISMATCH' | sed 's/^\[[^]]*\] //' >&3
+else
+	echo "# bench-exit insmod-wsched-failed" >&3
+fi
+echo "# bench-done" >&3
+sync
+poweroff -f

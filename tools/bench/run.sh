@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# wsched benchmarks: build wsched.ko and wsched_bench.ko against Debian's
+# stock kernel headers, boot the stock kernel in QEMU (TCG), collect the
+# benchmark rows and print one table; write results/bench-<date>.txt and
+# results/bench.png.
+#
+# Environment:
+#   BENCH_CPUS   guest CPUs (default: nproc)
+#   BENCH_ONLY   comma list of fib,nqueens,uts,crc32c,wavefront (default all)
+#   BENCH_RUNS   runs per variant (default 5)
+#   BENCH_ARGS   more module parameters, e.g. "fib_n=25 crc_mb=32"
+#   BENCH_TIMEOUT  seconds for the guest (default 540)
+#   WSCHED_OUT   build outputs (default <repo>/.build); this uses bench/
+set -euo pipefail
+BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tools/qemu/lib.sh
+. "$BENCH_DIR/../qemu/lib.sh"
+
+cpus=${BENCH_CPUS:-$(nproc)}
+out=$WSCHED_OUT/bench
+results=$REPO_DIR/results
+m=$out/mod
+
+"$RIG_DIR/deps.sh" stock
+kver=$(stock_kver) || die "no /boot/vmlinuz-<ver> with matching /usr/src/linux-headers-<ver>"
+kdir=/usr/src/linux-headers-$kver
+
+copy_src() {	# copy_src <from> <to>
+	mkdir -p "$2"
+	tar -C "$1" -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
+		--exclude=Module.symvers --exclude=modules.order --exclude='.tmp_*' . |
+		tar -C "$2" -xf -
+}
+
+rm -rf "$out"
+mkdir -p "$m/tools" "$results"
+log "bench: building modules against $kdir"
+cp -a "$REPO_DIR/Kbuild" "$m/"
+copy_src "$REPO_DIR/kmod" "$m/kmod"
+copy_src "$REPO_DIR/tools/smoke" "$m/tools/smoke"
+copy_src "$BENCH_DIR" "$m/tools/bench"
+if ! make -C "$kdir" M="$m" -j"$NPROC" modules >"$out/modules.log" 2>&1 ||
+   ! make -C "$kdir" M="$m/tools/bench" KBUILD_EXTRA_SYMBOLS="$m/Module.symvers" \
+	-j"$NPROC" modules >>"$out/modules.log" 2>&1; then
+	grep -E 'error|Error' "$out/modules.log" | head -20 >&2
+	die "module build failed, see $out/modules.log"
+fi
+
+r=$out/initramfs
+mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,lib/wsched}
+cp /bin/busybox "$r/bin/busybox"
+for app in $("$r/bin/busybox" --list); do
+	[[ $app == busybox ]] || ln -s busybox "$r/bin/$app"
+done
+cp "$BENCH_DIR/guest.sh" "$r/init"
+chmod 755 "$r/init"
+cp "$m/kmod/wsched.ko" "$m/tools/bench/wsched_bench.ko" "$r/lib/wsched/"
+(cd "$r" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out/initramfs.cpio.gz"
+
+append="console=ttyS0 panic=-1 oops=panic softlockup_panic=1 mitigations=off"
+[[ -n ${BENCH_ONLY:-} ]] && append+=" wsbench.only=$BENCH_ONLY"
+[[ -n ${BENCH_RUNS:-} ]] && append+=" wsbench.runs=$BENCH_RUNS"
+for a in ${BENCH_ARGS:-}; do
+	append+=" wsbench.$a"
+done
+
+log "bench: booting $kver with $cpus CPUs (console: $out/console.log)"
+start=$(date +%s)
+rc=0
+timeout --foreground -k 10 "${BENCH_TIMEOUT:-540}" qemu-system-x86_64 \
+	-accel tcg,thread=multi -cpu max -smp "$cpus" -m 2G \
+	-nographic -nodefaults -no-reboot -monitor none \
+	-kernel "/boot/vmlinuz-$kver" -initrd "$out/initramfs.cpio.gz" \
+	-chardev file,id=con,path="$out/console.log" -serial chardev:con \
+	-chardev file,id=res,path="$out/results.log" -serial chardev:res \
+	-append "$append" </dev/null || rc=$?
+log "bench: QEMU exited with $rc after $(($(date +%s) - start)) s"
+grep -q '^# bench-done' "$out/results.log" ||
+	die "no results (timeout or crash); see $out/console.log"
+
+stamp=$(date +%Y%m%d-%H%M%S)
+txt=$results/bench-$stamp.txt
+{
+	echo "# wsched bench $stamp: kernel $kver, QEMU TCG -smp $cpus on $(nproc) host CPUs"
+	echo "# host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+	python3 "$BENCH_DIR/table.py" "$out/results.log" "$out/chart.dat"
+	echo
+	echo "# raw rows"
+	cat "$out/results.log"
+} >"$txt"
+sed -n '/^# raw rows/q;p' "$txt"
+log "bench: wrote $txt"
+
+if ! command -v gnuplot >/dev/null; then
+	sudo=
+	[[ $(id -u) -eq 0 ]] || sudo=sudo
+	log "bench: installing gnuplot-nox"
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get install -y --no-install-recommends gnuplot-nox >/dev/null 2>&1 ||
+		{ $sudo apt-get update >/dev/null 2>&1 &&
+		  $sudo apt-get install -y --no-install-recommends gnuplot-nox >/dev/null 2>&1; } || true
+fi
+if command -v gnuplot >/dev/null; then
+	gnuplot -e "datafile='$out/chart.dat'; outfile='$results/bench.png'; title='wsched vs baseline, QEMU TCG -smp $cpus ($stamp)'" \
+		"$BENCH_DIR/chart.gp" && log "bench: wrote $results/bench.png"
+else
+	log "bench: gnuplot missing (apt-get install gnuplot-nox); no chart"
+fi
+grep -q '^# bench-exit 0$' "$out/results.log" || die "wsched_bench.ko failed: $(grep '^# bench-exit' "$out/results.log")"
