@@ -762,6 +762,38 @@ static void api_module_pin(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, module_refcount(mod), refs);
 }
 
+/* ---- a sleeping task holds up only its own worker ---- */
+
+static void api_long_task(struct kunit *test)
+{
+	struct ws_pool *pool = api_pool(test, "t_long", NULL);
+	struct ws_group slow_group, fast_group;
+	struct node_set slow, fast;
+	unsigned int i;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs at least two CPUs");
+	nodes_init(test, &slow, 1);
+	nodes_init(test, &fast, 300);
+	slow.nodes[0].sleep_ms = 1000;
+	ws_group_init(&slow_group, pool);
+	ws_group_init(&fast_group, pool);
+	ws_spawn(&slow_group, &slow.nodes[0].task);
+	while (!atomic_read(&slow.seq))
+		usleep_range(1000, 2000);
+	for (i = 0; i < fast.nr; i++)
+		ws_spawn(&fast_group, &fast.nodes[i].task);
+	ws_group_wait(&fast_group);
+	/* All 300 finished while the sleeper still slept. */
+	KUNIT_EXPECT_FALSE(test, ws_group_done(&slow_group));
+	KUNIT_EXPECT_EQ(test, nodes_run_once(&fast), fast.nr);
+	ws_group_wait(&slow_group);
+	KUNIT_EXPECT_EQ(test, nodes_run_once(&slow), 1U);
+	vfree(slow.nodes);
+	vfree(fast.nodes);
+	ws_pool_destroy(pool);
+}
+
 /* ---- suspend ---- */
 
 /* While frozen no task starts; after the thaw every one runs once. */
@@ -801,6 +833,7 @@ static struct kunit_case api_cases[] = {
 	KUNIT_CASE(api_attrs),
 	KUNIT_CASE(api_hotplug),
 	KUNIT_CASE(api_module_pin),
+	KUNIT_CASE(api_long_task),
 	KUNIT_CASE(api_freeze),
 	{}
 };

@@ -272,7 +272,8 @@ void ws_task_fail(struct ws_task *task, int error)
 		error = -EINVAL;
 	/* Fully ordered; the first error wins. Read after the group's wait. */
 	cmpxchg(&group->error, 0, error);
-	if (group->flags & WS_GROUP_CANCEL_ON_ERROR)
+	/* READ_ONCE(): ws_group_cancel() may set_bit() the same word. */
+	if (READ_ONCE(group->flags) & WS_GROUP_CANCEL_ON_ERROR)
 		ws_group_cancel(group);
 }
 EXPORT_SYMBOL_GPL(ws_task_fail);
@@ -430,10 +431,16 @@ void ws_enqueue(struct ws_group *group, struct ws_task *task)
 		return;
 	task->node.next = NULL;
 	spin_lock_irqsave(&pool->fifo_lock, flags);
-	*pool->fifo_tail = &task->node;
+	/*
+	 * fifo_tail points at fifo_head when the queue is empty.  Stores to
+	 * fifo_head are WRITE_ONCE(): ws_pool_has_work() and the peek in
+	 * ws_take_fifo() read it without the lock.
+	 */
+	if (pool->fifo_tail == &pool->fifo_head)
+		WRITE_ONCE(pool->fifo_head, &task->node);
+	else
+		*pool->fifo_tail = &task->node;
 	pool->fifo_tail = &task->node.next;
-	if (!pool->fifo_head)
-		pool->fifo_head = &task->node;
 	spin_unlock_irqrestore(&pool->fifo_lock, flags);
 	ws_stat_inc(pool, enqueued);
 	/* Publish before looking for sleepers; as in ws_inject(). */
@@ -453,11 +460,10 @@ static struct ws_task *ws_take_fifo(struct ws_pool *pool)
 	spin_lock_irqsave(&pool->fifo_lock, flags);
 	node = pool->fifo_head;
 	if (node) {
-		pool->fifo_head = node->next;
-		if (!node->next) {
-			pool->fifo_head = NULL;
+		/* Pairs with the lockless READ_ONCE() readers of fifo_head. */
+		WRITE_ONCE(pool->fifo_head, node->next);
+		if (!node->next)
 			pool->fifo_tail = &pool->fifo_head;
-		}
 	}
 	spin_unlock_irqrestore(&pool->fifo_lock, flags);
 	return node ? llist_entry(node, struct ws_task, node) : NULL;

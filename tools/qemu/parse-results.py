@@ -264,6 +264,10 @@ def main(argv):
                 parse_tap(f.readlines(), f'{stage}:host/', res, check_plan=False)
         rlog = os.path.join(d, 'results.log')
         clog = os.path.join(d, 'console.log')
+        if stage == 'native':
+            if not os.path.exists(host):
+                res.emit('FAIL', 'native:host', 'no result')
+            continue
         if not os.path.exists(clog):
             res.emit('FAIL', f'{stage}:boot', 'the stage did not boot')
             continue

@@ -33,7 +33,7 @@ while (($#)); do
 	esac
 	shift
 done
-[[ $stages == all ]] && stages="debug stock"
+[[ $stages == all ]] && stages="native debug stock"
 
 KMOD_SRC=${WSCHED_KMOD_SRC:-$REPO_DIR/kmod}
 mkdir -p "$WSCHED_OUT"
@@ -205,6 +205,23 @@ stage_stock() {	# stage_stock <test|demo>
 	boot "$name" "/boot/vmlinuz-$kver" 1G "${WSCHED_STOCK_TIMEOUT:-600}" "$1"
 }
 
+# Host stage: the scheduler core built in user space from the same
+# sources, under ThreadSanitizer (tools/native/).
+stage_native() {
+	local line rc=0
+	log "native: deque stress and fib under ThreadSanitizer"
+	"$REPO_DIR/tools/native/run-tsan.sh" >"$WSCHED_OUT/native/tsan.log" 2>&1 || rc=$?
+	while read -r line; do
+		case $line in
+		"ok "*) host_check native 0 "$(sed -E 's/^ok [0-9]+ //' <<<"$line")" ;;
+		"not ok "*) host_check native 1 "$(sed -E 's/^not ok [0-9]+ //' <<<"$line")" ;;
+		esac
+	done <"$WSCHED_OUT/native/tsan.log"
+	grep -qE '^(not )?ok ' "$WSCHED_OUT/native/tsan.log" ||
+		host_check native 1 tsan "run-tsan.sh printed no result (exit $rc)"
+	((rc == 0)) || log "native: see $WSCHED_OUT/native/tsan.log"
+}
+
 if ((demo)); then
 	rm -rf "${WSCHED_OUT:?}/demo"
 	mkdir -p "$WSCHED_OUT/demo"
@@ -219,6 +236,7 @@ for s in $stages; do
 	rm -rf "${WSCHED_OUT:?}/$s"
 	mkdir -p "$WSCHED_OUT/$s"
 	case $s in
+	native) stage_native ;;
 	debug) stage_debug ;;
 	stock) stage_stock test ;;
 	*) die "unknown stage $s" ;;

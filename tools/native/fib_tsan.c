@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fib_tsan: the core (kmod/core.c, pool.c, deque.c, parallel.c, unchanged)
+ * running fib(20) with a spawn at every call, a parallel reduction, a pool
+ * created and destroyed while a CPU goes offline and online, all under
+ * ThreadSanitizer.
+ */
+#include <linux/wsched.h>
+#include "wsched_internal.h"
+
+struct fib {
+	struct ws_task task;
+	int n;
+	long result;
+};
+
+static long fib_serial(int n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
+
+static struct ws_task *fib_fn(struct ws_task *t)
+{
+	struct fib *f = container_of(t, struct fib, task);
+	struct fib a = { .n = f->n - 1 }, b = { .n = f->n - 2 };
+	struct ws_group g;
+
+	if (f->n < 2) {
+		f->result = f->n;
+		return NULL;
+	}
+	ws_group_init(&g, NULL);
+	ws_task_init(&a.task, fib_fn);
+	ws_task_init(&b.task, fib_fn);
+	ws_spawn(&g, &a.task);
+	ws_spawn(&g, &b.task);
+	ws_group_wait(&g);
+	f->result = a.result + b.result;
+	return NULL;
+}
+
+static long run_fib(struct ws_pool *pool, int n)
+{
+	struct fib f = { .n = n };
+	struct ws_group g;
+
+	ws_group_init(&g, pool);
+	ws_task_init(&f.task, fib_fn);
+	ws_spawn(&g, &f.task);
+	if (ws_group_wait(&g))
+		return -1;
+	return f.result;
+}
+
+static u64 sq_body(unsigned long b, unsigned long e, void *arg)
+{
+	u64 s = 0;
+
+	(void)arg;
+	for (; b < e; b++)
+		s += (u64)b * b;
+	return s;
+}
+
+static u64 sq_combine(u64 l, u64 r, unsigned long rb, unsigned long re, void *arg)
+{
+	(void)rb; (void)re; (void)arg;
+	return l + r;
+}
+
+/* ---- DAG, FIFO, mailbox, cancellation ---------------------------------- */
+#define NR_DAG 64
+struct node {
+	struct ws_task task;
+	long value;
+	struct node *pred[2];
+};
+
+static struct ws_task *node_fn(struct ws_task *t)
+{
+	struct node *nd = container_of(t, struct node, task);
+	long v = 1;
+	int i;
+
+	/* Predecessors finished before we started: their writes are visible. */
+	for (i = 0; i < 2; i++)
+		if (nd->pred[i])
+			v += nd->pred[i]->value;
+	nd->value = v;
+	return NULL;
+}
+
+/* A layered DAG: node i waits for i-1 and i-2, spawned in reverse order. */
+static bool dag_test(bool fifo)
+{
+	static struct node nodes[NR_DAG];
+	struct ws_group g;
+	long want[NR_DAG];
+	int i;
+
+	ws_group_init(&g, NULL);
+	for (i = 0; i < NR_DAG; i++) {
+		ws_task_init(&nodes[i].task, node_fn);
+		nodes[i].pred[0] = i > 0 ? &nodes[i - 1] : NULL;
+		nodes[i].pred[1] = i > 1 ? &nodes[i - 2] : NULL;
+		want[i] = 1 + (i > 0 ? want[i - 1] : 0) + (i > 1 ? want[i - 2] : 0);
+	}
+	for (i = NR_DAG - 1; i >= 0; i--) {
+		if (nodes[i].pred[0] &&
+		    ws_task_precede(&nodes[i - 1].task, &nodes[i].task, GFP_KERNEL))
+			return false;
+		if (nodes[i].pred[1] &&
+		    ws_task_precede(&nodes[i - 2].task, &nodes[i].task, GFP_KERNEL))
+			return false;
+		/* Alternate the three ways in. */
+		if (i % 3 == 0)
+			ws_spawn(&g, &nodes[i].task);
+		else if (i % 3 == 1 && fifo)
+			ws_enqueue(&g, &nodes[i].task);
+		else if (i % 3 == 1)
+			ws_spawn(&g, &nodes[i].task);
+		else
+			ws_spawn_on(&g, &nodes[i].task, i % nr_cpu_ids);
+	}
+	if (ws_group_wait(&g))
+		return false;
+	for (i = 0; i < NR_DAG; i++)
+		if (nodes[i].value != want[i])
+			return false;
+	return true;
+}
+
+static _Atomic int cancel_ran, cancel_hooks;
+
+static struct ws_task *slow_fn(struct ws_task *t)
+{
+	atomic_fetch_add(&cancel_ran, 1);
+	return NULL;
+}
+
+static void hook_fn(struct ws_task *t)
+{
+	atomic_fetch_add(&cancel_hooks, 1);
+}
+
+/* Cancel a group while its tasks are queued: each runs or is cancelled. */
+static bool cancel_test(void)
+{
+	static struct ws_task tasks[256];
+	struct ws_group g;
+	int i, ret;
+
+	ws_group_init(&g, NULL);
+	for (i = 0; i < 256; i++) {
+		ws_task_init(&tasks[i], slow_fn);
+		ws_task_set_cancel(&tasks[i], hook_fn);
+		ws_enqueue(&g, &tasks[i]);
+		if (i == 128)
+			ws_group_cancel(&g);
+	}
+	ret = ws_group_wait(&g);
+	return ret == -ECANCELED &&
+	       atomic_load(&cancel_ran) + atomic_load(&cancel_hooks) == 256 &&
+	       atomic_load(&cancel_hooks) >= 127;
+}
+
+static struct ws_task *fail_fn(struct ws_task *t)
+{
+	ws_task_fail(t, -EIO);
+	return NULL;
+}
+
+/* Tasks failing at once in a CANCEL_ON_ERROR group. */
+static bool fail_test(void)
+{
+	static struct ws_task tasks[256];
+	struct ws_group g;
+	int i;
+
+	ws_group_init_flags(&g, NULL, WS_GROUP_CANCEL_ON_ERROR);
+	for (i = 0; i < 256; i++) {
+		ws_task_init(&tasks[i], fail_fn);
+		ws_spawn(&g, &tasks[i]);
+	}
+	return ws_group_wait(&g) == -EIO;
+}
+
+static int nr_tests;
+
+static void report(bool ok, const char *name)
+{
+	printf("%sok %d %s\n", ok ? "" : "not ", ++nr_tests, name);
+}
+
+int main(int argc, char **argv)
+{
+	const struct ws_reduce_ops ops = { sq_body, sq_combine, 0 };
+	struct ws_pool_stats st;
+	struct ws_pool *pool;
+	bool all = true, ok;
+	u64 sum = 0, want = 0;
+	long r;
+	int i;
+
+	bool known = argc > 1 && !strcmp(argv[1], "--known-races");
+
+	native_init();
+	if (known) {
+		/*
+		 * Paths with races ThreadSanitizer reports in kmod/core.c (see
+		 * README.md): run separately so they do not hide the rest.
+		 */
+		printf("1..3\n");
+		if (native_module_init())
+			return 1;
+		ok = dag_test(true);
+		all &= ok;
+		report(ok, "dag_fifo_tsan");
+		ok = cancel_test();
+		all &= ok;
+		report(ok, "fifo_cancel_tsan");
+		ok = fail_test();
+		all &= ok;
+		report(ok, "fail_cancel_on_error_tsan");
+		native_module_exit();
+		native_teardown();
+		return all ? 0 : 1;
+	}
+	printf("1..5\n");
+	if (native_module_init()) {
+		printf("not ok 1 fib_tsan module_init\n");
+		return 1;
+	}
+	r = run_fib(NULL, 20);
+	ws_pool_read_stats(ws_system_pool, &st);
+	printf("# fib(20) = %ld on %u workers: executed %llu stolen %llu sleeps %llu\n",
+	       r, ws_pool_nr_workers(ws_system_pool),
+	       (unsigned long long)st.executed, (unsigned long long)st.stolen,
+	       (unsigned long long)st.sleeps);
+	ok = r == fib_serial(20);
+	all &= ok;
+	report(ok, "fib_tsan");
+
+	ok = !ws_parallel_reduce(NULL, 0, 100000, 16, &ops, NULL, &sum);
+	for (i = 0; i < 100000; i++)
+		want += (u64)i * i;
+	ok &= sum == want;
+	all &= ok;
+	report(ok, "parallel_reduce_tsan");
+
+	ok = dag_test(false);
+	all &= ok;
+	report(ok, "dag_mailbox_tsan");
+
+	/* A second pool, with a CPU taken offline and back under load. */
+	pool = ws_pool_create("tsan");
+	ok = !IS_ERR(pool);
+	if (ok) {
+		r = run_fib(pool, 15);
+		if (nr_cpu_ids > 1)
+			native_cpu_down(1);
+		r += run_fib(pool, 15);
+		if (nr_cpu_ids > 1)
+			native_cpu_up(1);
+		r += run_fib(pool, 15);
+		ok = r == 3 * fib_serial(15);
+		ws_pool_destroy(pool);
+	}
+	all &= ok;
+	report(ok, "pool_hotplug_tsan");
+
+	native_module_exit();
+	native_teardown();
+	report(true, "module_exit_tsan");
+	return all ? 0 : 1;
+}
