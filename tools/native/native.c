@@ -13,7 +13,6 @@
 
 #include <linux/kthread.h>
 #include "wsched_internal.h"
-#include "ws_dev.h"
 
 int native_verbose;
 unsigned int nr_cpu_ids = 1;
@@ -457,6 +456,8 @@ void ws_debugfs_add_pool(struct ws_pool *pool) { (void)pool; }
 void ws_debugfs_remove_pool(struct ws_pool *pool) { (void)pool; }
 
 /* ---- dev.c (/dev/wsched) is not built either --------------------------- */
+int ws_dev_init(void);
+void ws_dev_exit(void);
 int ws_dev_init(void) { return 0; }
 void ws_dev_exit(void) { }
 
