@@ -332,7 +332,7 @@ static struct ws_task *ws_release_successors(struct ws_worker *worker,
 	struct ws_dep *dep, *next;
 
 	/* Fast path: no successor; close the list against late edges. */
-	if (likely(cmpxchg(&task->successors, NULL, WS_DEPS_CLOSED) == NULL))
+	if (likely(!cmpxchg(&task->successors, NULL, WS_DEPS_CLOSED)))
 		return NULL;
 	/* Fully ordered; pairs with try_cmpxchg() in ws_task_precede(). */
 	dep = xchg(&task->successors, WS_DEPS_CLOSED);

@@ -26,14 +26,6 @@ m=$out/mod
 kver=$(stock_kver) || die "no /boot/vmlinuz-<ver> with matching /usr/src/linux-headers-<ver>"
 kdir=/usr/src/linux-headers-$kver
 
-copy_src() {	# copy_src <from> <to>
-	mkdir -p "$2"
-	tar -C "$1" -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
-		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
-		--exclude=Module.symvers --exclude=modules.order --exclude='.tmp_*' . |
-		tar -C "$2" -xf -
-}
-
 rm -rf "$out"
 mkdir -p "$m/tools" "$results"
 log "bench: building modules against $kdir"

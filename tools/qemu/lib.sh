@@ -39,3 +39,12 @@ kernel_key() {
 		cat "$RIG_DIR/kernel.config" "$RIG_DIR/build-kernel.sh"
 	} | sha256sum | cut -c1-16
 }
+
+# Copy a module source directory without in-tree build outputs.
+copy_src() {	# copy_src <from> <to>
+	mkdir -p "$2"
+	tar -C "$1" -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
+		--exclude=Module.symvers --exclude=modules.order --exclude='.tmp_*' . |
+		tar -C "$2" -xf -
+}

@@ -49,15 +49,6 @@ host_check() {	# host_check <stage> <status> <name> [message]
 	fi
 }
 
-# Copy a module source directory without in-tree build outputs.
-copy_src() {	# copy_src <from> <to>
-	mkdir -p "$2"
-	tar -C "$1" -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
-		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
-		--exclude=Module.symvers --exclude=modules.order --exclude='.tmp_*' . |
-		tar -C "$2" -xf -
-}
-
 # Build wsched.ko (+ wsched_test.ko if KUnit) and wsched_smoke.ko against
 # KDIR, in a copy of the sources so stages do not clobber each other.
 build_modules() {	# build_modules <stage> <kdir>
