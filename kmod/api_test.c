@@ -16,6 +16,7 @@
 #include <linux/wsched.h>
 
 #include "wsched_internal.h"
+#include "wsched_trace.h"
 
 MODULE_IMPORT_NS(WSCHED_INTERNAL);
 
@@ -794,6 +795,128 @@ static void api_long_task(struct kunit *test)
 	ws_pool_destroy(pool);
 }
 
+/* ---- tracepoints ---- */
+
+struct trace_counts {
+	struct ws_pool *pool;
+	atomic_t spawn, execute, bypass, steal, sleep, wake;
+};
+
+static void probe_spawn(void *data, const struct ws_pool *pool,
+			const struct ws_task *task)
+{
+	struct trace_counts *c = data;
+
+	if (pool == c->pool)
+		atomic_inc(&c->spawn);
+}
+
+static void probe_execute(void *data, const struct ws_pool *pool,
+			  const struct ws_task *task)
+{
+	struct trace_counts *c = data;
+
+	if (pool == c->pool)
+		atomic_inc(&c->execute);
+}
+
+static void probe_bypass(void *data, const struct ws_pool *pool,
+			 const struct ws_task *task)
+{
+	struct trace_counts *c = data;
+
+	if (pool == c->pool)
+		atomic_inc(&c->bypass);
+}
+
+static void probe_steal(void *data, const struct ws_pool *pool,
+			const struct ws_task *task, unsigned int victim)
+{
+	struct trace_counts *c = data;
+
+	if (pool == c->pool)
+		atomic_inc(&c->steal);
+}
+
+static void probe_sleep(void *data, const struct ws_pool *pool,
+			unsigned int cpu)
+{
+	struct trace_counts *c = data;
+
+	if (pool == c->pool)
+		atomic_inc(&c->sleep);
+}
+
+static void probe_wake(void *data, const struct ws_pool *pool,
+		       unsigned int cpu)
+{
+	struct trace_counts *c = data;
+
+	if (pool == c->pool)
+		atomic_inc(&c->wake);
+}
+
+/* Every spawn, execution, bypass and steal shows up as a trace event. */
+static void api_tracepoints(struct kunit *test)
+{
+	struct ws_pool *pool = api_pool(test, "t_trace", NULL);
+	struct ws_pool_stats before, after;
+	struct trace_counts *c;
+	struct ws_group group;
+	struct node_set set;
+	unsigned int i;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->pool = pool;
+	KUNIT_ASSERT_EQ(test, register_trace_wsched_spawn(probe_spawn, c), 0);
+	KUNIT_ASSERT_EQ(test, register_trace_wsched_execute(probe_execute, c), 0);
+	KUNIT_ASSERT_EQ(test, register_trace_wsched_bypass(probe_bypass, c), 0);
+	KUNIT_ASSERT_EQ(test, register_trace_wsched_steal(probe_steal, c), 0);
+	KUNIT_ASSERT_EQ(test, register_trace_wsched_sleep(probe_sleep, c), 0);
+	KUNIT_ASSERT_EQ(test, register_trace_wsched_wake(probe_wake, c), 0);
+
+	/* A chain (bypass) followed by a fan-out from a task (spawns). */
+	nodes_init(test, &set, 200);
+	for (i = 0; i + 1 < 100; i++)
+		set.nodes[i].ret = &set.nodes[i + 1].task;
+	ws_group_init(&group, pool);
+	ws_pool_read_stats(pool, &before);
+	ws_spawn(&group, &set.nodes[0].task);
+	for (i = 100; i < set.nr; i++)
+		ws_spawn(&group, &set.nodes[i].task);
+	ws_group_wait(&group);
+	msleep(50);		/* let the workers go to sleep */
+	ws_pool_read_stats(pool, &after);
+
+	unregister_trace_wsched_spawn(probe_spawn, c);
+	unregister_trace_wsched_execute(probe_execute, c);
+	unregister_trace_wsched_bypass(probe_bypass, c);
+	unregister_trace_wsched_steal(probe_steal, c);
+	unregister_trace_wsched_sleep(probe_sleep, c);
+	unregister_trace_wsched_wake(probe_wake, c);
+	tracepoint_synchronize_unregister();
+
+	KUNIT_EXPECT_EQ(test, nodes_run_once(&set), set.nr);
+	KUNIT_EXPECT_EQ(test, (u64)atomic_read(&c->execute),
+			after.executed - before.executed);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->execute), (int)set.nr);
+	KUNIT_EXPECT_EQ(test, (u64)atomic_read(&c->bypass),
+			after.bypassed - before.bypassed);
+	KUNIT_EXPECT_GE(test, atomic_read(&c->bypass), 99);
+	KUNIT_EXPECT_EQ(test, (u64)atomic_read(&c->spawn),
+			after.spawned - before.spawned);
+	KUNIT_EXPECT_EQ(test, (u64)atomic_read(&c->steal),
+			after.stolen - before.stolen);
+	KUNIT_EXPECT_EQ(test, (u64)atomic_read(&c->sleep),
+			after.sleeps - before.sleeps);
+	KUNIT_EXPECT_EQ(test, (u64)atomic_read(&c->wake),
+			after.wakeups - before.wakeups);
+	KUNIT_EXPECT_GT(test, atomic_read(&c->sleep), 0);
+	vfree(set.nodes);
+	ws_pool_destroy(pool);
+}
+
 /* ---- suspend ---- */
 
 /* While frozen no task starts; after the thaw every one runs once. */
@@ -835,6 +958,7 @@ static struct kunit_case api_cases[] = {
 	KUNIT_CASE(api_module_pin),
 	KUNIT_CASE(api_long_task),
 	KUNIT_CASE(api_freeze),
+	KUNIT_CASE(api_tracepoints),
 	{}
 };
 

@@ -20,6 +20,14 @@
 #define CREATE_TRACE_POINTS
 #include "wsched_trace.h"
 
+/* For probes in other modules (the KUnit tests count the events). */
+EXPORT_TRACEPOINT_SYMBOL_GPL(wsched_spawn);
+EXPORT_TRACEPOINT_SYMBOL_GPL(wsched_execute);
+EXPORT_TRACEPOINT_SYMBOL_GPL(wsched_bypass);
+EXPORT_TRACEPOINT_SYMBOL_GPL(wsched_steal);
+EXPORT_TRACEPOINT_SYMBOL_GPL(wsched_sleep);
+EXPORT_TRACEPOINT_SYMBOL_GPL(wsched_wake);
+
 /* Private group state, above the caller's flags. */
 #define WS_GROUP_CANCELLED_BIT	8
 
