@@ -26,7 +26,7 @@ modules:
 clean:
 	$(if $(wildcard $(KDIR)/Makefile),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
 	rm -rf .build
-	rm -f selftests/wsched/stats_test selftests/wsched/smoke_test
+	rm -f selftests/wsched/stats_test selftests/wsched/smoke_test selftests/wsched/dev_test
 
 check:
 	@$(RIG)/run.sh

@@ -512,6 +512,16 @@ void ws_spawn_on(struct ws_group *group, struct ws_task *task, int cpu)
 	 * the smp_mb() in ws_worker_sleep().
 	 */
 	smp_mb();
+	/*
+	 * The target's CPU went offline after our check and its mailbox was
+	 * already drained: wake anyone, who will steal from the mailbox.
+	 * Pairs with WRITE_ONCE() of thread before the drain in
+	 * ws_cpu_offline().
+	 */
+	if (unlikely(!READ_ONCE(target->thread))) {
+		ws_wake_one(pool);
+		return;
+	}
 	if (!atomic_read(&pool->nr_idle))
 		return;
 	spin_lock_irqsave(&pool->idle_lock, flags);

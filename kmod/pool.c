@@ -18,6 +18,7 @@
 #include <linux/wsched.h>
 
 #include "wsched_internal.h"
+#include "ws_dev.h"
 
 /* The default pool, with a worker on every online housekeeping CPU. */
 struct ws_pool *ws_system_pool;
@@ -402,12 +403,20 @@ static int __init ws_init(void)
 		return ret;
 	}
 	register_pm_notifier(&ws_pm_nb);
+	ret = ws_dev_init();
+	if (ret) {
+		ws_pool_destroy(ws_system_pool);
+		ws_debugfs_exit();
+		cpuhp_remove_multi_state(ws_cpuhp_state);
+		return ret;
+	}
 	pr_info("%u workers\n", ws_pool_nr_workers(ws_system_pool));
 	return 0;
 }
 
 static void __exit ws_exit(void)
 {
+	ws_dev_exit();
 	unregister_pm_notifier(&ws_pm_nb);
 	ws_pool_destroy(ws_system_pool);
 	ws_debugfs_exit();

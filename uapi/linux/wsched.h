@@ -1,0 +1,1 @@
+../../kmod/include/uapi/linux/wsched.h
