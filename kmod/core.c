@@ -199,8 +199,7 @@ static void ws_queue_ready(struct ws_pool *pool, struct ws_worker *worker,
 		 * parallelism, never progress, as this worker runs its own
 		 * deque.  Later spawns see the sleepers.
 		 */
-		if (atomic_read(&pool->nr_idle))
-			ws_wake_one(pool);
+		ws_wake_one(pool);
 		return;
 	}
 	ws_inject(pool, task);
@@ -374,10 +373,23 @@ static struct ws_task *ws_release_successors(struct ws_worker *worker,
 }
 
 /*
- * Account @task in @group and drop its spawn reference.  Return true if
- * it is ready to run, false if predecessors still hold it back (the last
- * one to finish queues it).
+ * Drop @task's spawn reference.  Return true if it is ready to run, false
+ * if predecessors still hold it back (the last one to finish queues it).
  */
+static bool ws_task_release_spawn_ref(struct ws_pool *pool,
+				      struct ws_task *task)
+{
+	/* deps == 1: only the spawn reference, no predecessor left. */
+	if (likely(atomic_read(&task->deps) == 1))
+		return true;
+	/* Fully ordered; pairs with the decrements of finishing predecessors. */
+	if (atomic_dec_and_test(&task->deps))
+		return true;
+	ws_stat_inc(pool, deferred);
+	return false;
+}
+
+/* Account @task in @group; return true if it is ready to run. */
 static bool ws_task_arm(struct ws_group *group, struct ws_task *task)
 {
 	task->group = group;
@@ -386,14 +398,7 @@ static bool ws_task_arm(struct ws_group *group, struct ws_task *task)
 	 * ordered queue insertion) orders this before any decrement of it.
 	 */
 	atomic_inc(&group->pending);
-	/* deps == 1: only the spawn reference, no predecessor left. */
-	if (likely(atomic_read(&task->deps) == 1))
-		return true;
-	/* Fully ordered; pairs with the decrements of finishing predecessors. */
-	if (atomic_dec_and_test(&task->deps))
-		return true;
-	ws_stat_inc(group->pool, deferred);
-	return false;
+	return ws_task_release_spawn_ref(group->pool, task);
 }
 
 /**
@@ -491,17 +496,18 @@ static struct ws_task *ws_take_fifo(struct ws_pool *pool)
 void ws_spawn_on(struct ws_group *group, struct ws_task *task, int cpu)
 {
 	struct ws_pool *pool = group->pool;
-	struct ws_worker *target;
+	struct ws_worker *self, *target;
 	unsigned long flags;
 
+	/* A hint only: the check races with hotplug, handled below. */
 	if (cpu < 0 || cpu >= pool->nr_slots ||
 	    !READ_ONCE(pool->workers[cpu]->thread)) {
 		ws_spawn(group, task);
 		return;
 	}
-	target = ws_current_worker(pool);
-	if (target)
-		task->isolation = target->isolation;
+	self = ws_current_worker(pool);
+	if (self)
+		task->isolation = self->isolation;
 	if (!ws_task_arm(group, task))
 		return;
 	target = pool->workers[cpu];
@@ -578,8 +584,7 @@ static struct ws_task *ws_execute(struct ws_worker *worker,
 		next->group = group;
 		next->isolation = task->isolation;
 		/* Never bypass a task that still waits for predecessors. */
-		if (atomic_read(&next->deps) == 1 ||
-		    atomic_dec_and_test(&next->deps)) {
+		if (ws_task_release_spawn_ref(pool, next)) {
 			if (ready)
 				ws_queue_ready(pool, worker, ready);
 			ws_stat_inc(pool, bypassed);
@@ -587,7 +592,6 @@ static struct ws_task *ws_execute(struct ws_worker *worker,
 			return next;
 		}
 		/* Deferred: it keeps @task's count in the group. */
-		ws_stat_inc(pool, deferred);
 	} else {
 		ws_group_complete(group);
 	}

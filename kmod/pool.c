@@ -194,12 +194,15 @@ static int ws_pool_setup(struct ws_pool *pool, const char *name,
 	pool->workers = kcalloc(nr_cpu_ids, sizeof(*pool->workers), GFP_KERNEL);
 	if (!pool->stats || !pool->workers)
 		return -ENOMEM;
-	/* A worker for every possible CPU: victims need no hotplug checks. */
-	for_each_possible_cpu(cpu) {
+	/*
+	 * A worker for every CPU number below nr_cpu_ids, possible or not:
+	 * victim scans and idle checks index the array without any check.
+	 */
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		int node = cpu_possible(cpu) ? cpu_to_node(cpu) : NUMA_NO_NODE;
 		struct ws_worker *worker;
 
-		worker = kzalloc_node(sizeof(*worker), GFP_KERNEL,
-				      cpu_to_node(cpu));
+		worker = kzalloc_node(sizeof(*worker), GFP_KERNEL, node);
 		if (!worker)
 			return -ENOMEM;
 		pool->workers[cpu] = worker;

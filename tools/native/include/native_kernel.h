@@ -401,6 +401,7 @@ static inline bool cpumask_empty(const struct cpumask *m) { return !cpumask_weig
 #define for_each_cpu(cpu, m) \
 	for ((cpu) = 0; (cpu) < nr_cpu_ids; (cpu)++) if (!cpumask_test_cpu((cpu), (m))) {} else
 #define for_each_possible_cpu(cpu)	for_each_cpu(cpu, cpu_possible_mask)
+#define cpu_possible(cpu)		cpumask_test_cpu((cpu), cpu_possible_mask)
 #define for_each_online_cpu(cpu)	for_each_cpu(cpu, cpu_online_mask)
 static inline int cpu_to_node(int cpu) { (void)cpu; return 0; }
 static inline unsigned int num_online_cpus(void) { return nr_cpu_ids; }
