@@ -212,10 +212,15 @@ static void ws_group_complete(struct ws_group *group)
 	 * Fully ordered: the task's writes come before the count reaches
 	 * zero (pairs with the acquire in ws_group_done()), and the count
 	 * comes before wake_up_var()'s check for waiters (pairs with the
-	 * barrier in prepare_to_wait_event()).
+	 * barrier in prepare_to_wait_event()).  The callback comes after
+	 * the decrement too, so it sees every task's writes.
 	 */
-	if (atomic_dec_and_test(&group->pending))
-		wake_up_var(&group->pending);
+	if (atomic_dec_and_test(&group->pending)) {
+		if (group->done)
+			group->done(group);
+		else
+			wake_up_var(&group->pending);
+	}
 }
 
 /**
@@ -231,6 +236,7 @@ void ws_group_init_flags(struct ws_group *group, struct ws_pool *pool,
 	group->error = 0;
 	group->flags = flags & WS_GROUP_CANCEL_ON_ERROR;
 	group->pool = pool ? pool : ws_system_pool;
+	group->done = NULL;
 }
 EXPORT_SYMBOL_GPL(ws_group_init_flags);
 

@@ -77,6 +77,7 @@ struct ws_task {
  * @error: the first error a task of the group reported, or 0
  * @flags: %WS_GROUP_CANCEL_ON_ERROR and wsched's private state bits
  * @pool: the pool the group's tasks run in
+ * @done: called when the last pending task finishes, or NULL
  *
  * Initialise with ws_group_init().  The fields are private to wsched.
  * A group may live on the stack of the thread that waits for it.
@@ -86,6 +87,7 @@ struct ws_group {
 	int error;
 	unsigned long flags;
 	struct ws_pool *pool;
+	void (*done)(struct ws_group *group);
 };
 
 /* A task failure (ws_task_fail()) cancels the rest of the group. */
@@ -254,6 +256,24 @@ static inline void ws_task_set_cancel(struct ws_task *task,
 static inline void ws_group_init(struct ws_group *group, struct ws_pool *pool)
 {
 	ws_group_init_flags(group, pool, 0);
+}
+
+/**
+ * ws_group_set_done - have a group call back when it empties
+ * @group: the group, initialised, with no task spawned yet
+ * @done: called once the last pending task of @group has finished, on the
+ *	thread that finished it; it must not sleep, and wsched no longer
+ *	touches @group once it is called, so it may hand @group to be freed.
+ *
+ * For groups nobody waits for.  The count of pending tasks may fall to
+ * zero while tasks are still being spawned; to get one call for a whole
+ * batch, spawn it so that nothing can finish before the last spawn (for
+ * example, behind a gate task spawned last that precedes the others).
+ */
+static inline void ws_group_set_done(struct ws_group *group,
+				     void (*done)(struct ws_group *group))
+{
+	group->done = done;
 }
 
 /**
