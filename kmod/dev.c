@@ -2,11 +2,17 @@
 /*
  * /dev/wsched: user space submits task graphs to ws_system_pool.
  *
- * Each open file is a context with its own counters.  WSCHED_IOC_SUBMIT_GRAPH
- * copies a whole graph into kernel memory (every user byte is read exactly
- * once), validates all of it before anything runs, turns each node into a
- * ws_task linked with ws_task_precede(), runs the graph, waits for it and
- * copies the results out.  Documentation/uapi.rst describes the ABI.
+ * Each open file is a context (struct wsd_ctx).  Two ways in:
+ *
+ * - WSCHED_IOC_SUBMIT_GRAPH (this file) copies a whole graph into kernel
+ *   memory (every user byte is read exactly once), validates all of it
+ *   before anything runs, turns each node into a ws_task linked with
+ *   ws_task_precede(), runs the graph, waits for it and copies the results
+ *   out.
+ * - The rings (ring.c): WSCHED_IOC_SETUP, mmap(2), WSCHED_IOC_ENTER,
+ *   poll(2), registered buffers and the operations of ops.c.
+ *
+ * Documentation/uapi.rst describes the ABI.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -16,6 +22,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/nospec.h>
+#include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -25,26 +32,88 @@
 #include <uapi/linux/wsched.h>
 
 #include "ws_dev.h"
-
-/* Hard upper bound of the max_nodes parameter: bounds kernel allocations. */
-#define WSD_NODES_LIMIT		(1024U * 1024)
+#include "ws_ring.h"
 
 /* Largest errno a WSCHED_OP_FAIL node may return. */
 #define WSD_MAX_ERRNO		4095
 
-static unsigned int max_nodes = 10000;
-module_param(max_nodes, uint, 0644);
+/* WSCHED_IOC_SUBMIT_GRAPH runs only these operations. */
+#define WSD_SYNC_OP_LAST	WSCHED_OP_FAIL
+
+/*
+ * The parameters are read without a lock (READ_ONCE in the helpers
+ * below), pairing with the plain store of param_set_uint() when root
+ * writes one: an aligned load sees the old or the new value.
+ */
+unsigned int wsd_max_nodes = 10000;
+module_param_named(max_nodes, wsd_max_nodes, uint, 0644);
 MODULE_PARM_DESC(max_nodes, "most nodes of one graph submitted to /dev/wsched (1..1048576)");
 
+unsigned int wsd_max_inflight = 65536;
+module_param_named(max_inflight, wsd_max_inflight, uint, 0644);
+MODULE_PARM_DESC(max_inflight, "most ring-submitted nodes in flight per open file of /dev/wsched");
+
+unsigned int wsd_max_pinned_mb = 256;
+module_param_named(max_pinned_mb, wsd_max_pinned_mb, uint, 0644);
+MODULE_PARM_DESC(max_pinned_mb, "most MiB of registered buffers per open file of /dev/wsched (RLIMIT_MEMLOCK applies too)");
+
+unsigned int wsd_max_sq_entries = 4096;
+module_param_named(max_sq_entries, wsd_max_sq_entries, uint, 0644);
+MODULE_PARM_DESC(max_sq_entries, "largest submission ring (1..32768)");
+
+unsigned int wsd_max_cq_entries = 8192;
+module_param_named(max_cq_entries, wsd_max_cq_entries, uint, 0644);
+MODULE_PARM_DESC(max_cq_entries, "largest completion ring (1..65536)");
+
 /**
- * struct wsd_ctx - an open file of /dev/wsched
- * @nodes_run: nodes whose op ran
- * @graphs_run: graphs completed
+ * wsd_nodes_limit - most nodes of one graph
+ *
+ * Return: the max_nodes parameter, within 1..WSD_NODES_LIMIT.
  */
-struct wsd_ctx {
-	atomic64_t nodes_run;
-	atomic64_t graphs_run;
-};
+u32 wsd_nodes_limit(void)
+{
+	return clamp(READ_ONCE(wsd_max_nodes), 1U, WSD_NODES_LIMIT);
+}
+
+/**
+ * wsd_inflight_limit - most ring-submitted nodes in flight per context
+ *
+ * Return: the max_inflight parameter, at least 1.
+ */
+u32 wsd_inflight_limit(void)
+{
+	return max(READ_ONCE(wsd_max_inflight), 1U);
+}
+
+/**
+ * wsd_sq_limit - largest SQ
+ *
+ * Return: the max_sq_entries parameter, within 1..WSD_SQ_LIMIT.
+ */
+u32 wsd_sq_limit(void)
+{
+	return clamp(READ_ONCE(wsd_max_sq_entries), 1U, WSD_SQ_LIMIT);
+}
+
+/**
+ * wsd_cq_limit - largest CQ
+ *
+ * Return: the max_cq_entries parameter, within 1..WSD_CQ_LIMIT.
+ */
+u32 wsd_cq_limit(void)
+{
+	return clamp(READ_ONCE(wsd_max_cq_entries), 1U, WSD_CQ_LIMIT);
+}
+
+/**
+ * wsd_pinned_limit - most bytes of registered buffers per context
+ *
+ * Return: the max_pinned_mb parameter in bytes.
+ */
+u64 wsd_pinned_limit(void)
+{
+	return (u64)READ_ONCE(wsd_max_pinned_mb) << 20;
+}
 
 struct wsd_graph;
 
@@ -188,7 +257,7 @@ static int wsd_check_node(const struct wsched_node *un)
 {
 	if (un->resv || (un->flags & ~WSCHED_NODE_FLAGS))
 		return -EINVAL;
-	if (un->op > WSCHED_OP_LAST)
+	if (un->op > WSD_SYNC_OP_LAST)
 		return -EOPNOTSUPP;
 	if (un->nr_preds > WSCHED_MAX_PREDS)
 		return -E2BIG;
@@ -226,11 +295,6 @@ static void wsd_graph_free(struct wsd_graph *graph)
 static struct wsd_graph *wsd_graph_load(struct wsd_ctx *ctx,
 					const struct wsched_graph *ug)
 {
-	/*
-	 * Lockless: pairs with the plain store of param_set_uint() when root
-	 * writes the parameter; one aligned load sees the old or new value.
-	 */
-	unsigned int limit = READ_ONCE(max_nodes);
 	struct wsched_node *unodes;
 	struct wsd_graph *graph;
 	u32 nr = ug->nr_nodes;
@@ -240,7 +304,7 @@ static struct wsd_graph *wsd_graph_load(struct wsd_ctx *ctx,
 
 	if (!nr)
 		return ERR_PTR(-EINVAL);
-	if (nr > min(limit, WSD_NODES_LIMIT))
+	if (nr > wsd_nodes_limit())
 		return ERR_PTR(-E2BIG);
 
 	unodes = kvmalloc_array(nr, sizeof(*unodes), GFP_KERNEL_ACCOUNT);
@@ -294,7 +358,7 @@ static struct wsd_graph *wsd_graph_load(struct wsd_ctx *ctx,
 			preds[j] = array_index_nospec(preds[j], i);
 		}
 		node->graph = graph;
-		node->op = array_index_nospec(un->op, WSCHED_OP_LAST + 1);
+		node->op = array_index_nospec(un->op, WSD_SYNC_OP_LAST + 1);
 		node->flags = un->flags;
 		node->arg0 = un->arg[0];
 		node->user_data = un->user_data;
@@ -436,22 +500,72 @@ static long wsd_probe(struct wsd_ctx *ctx, void __user *arg)
 		return -EINVAL;
 
 	p.version = WSCHED_ABI_VERSION;
-	p.ops = BIT_ULL(WSCHED_OP_NOP) | BIT_ULL(WSCHED_OP_SPIN) |
-		BIT_ULL(WSCHED_OP_FAIL);
-	p.features = WSCHED_FEAT_GRAPH;
+	p.ops = wsd_builtin_ops_mask();
+	p.features = WSCHED_FEAT_GRAPH | WSCHED_FEAT_RINGS |
+		     WSCHED_FEAT_BUFFERS | WSCHED_FEAT_OP_NAMES;
 	p.node_flags = WSCHED_NODE_FLAGS;
 	p.graph_flags = WSCHED_GRAPH_FLAGS;
-	/* Lockless, as in wsd_graph_load(). */
-	p.max_nodes = min(READ_ONCE(max_nodes), WSD_NODES_LIMIT);
+	p.max_nodes = wsd_nodes_limit();
 	p.max_preds = WSCHED_MAX_PREDS;
 	p.max_spin = WSCHED_SPIN_MAX;
 	p.nr_workers = ws_pool_nr_workers(ws_system_pool);
 	/* Snapshots: relaxed, as are the increments in wsd_run() and below. */
 	p.nodes_run = atomic64_read(&ctx->nodes_run);
 	p.graphs_run = atomic64_read(&ctx->graphs_run);
+	p.sqe_flags = WSCHED_SQE_FLAGS;
+	p.max_inflight = wsd_inflight_limit();
+	p.max_pinned = wsd_pinned_limit();
+	p.max_sq_entries = wsd_sq_limit();
+	p.max_cq_entries = wsd_cq_limit();
 	if (copy_to_user(arg, &p, sizeof(p)))
 		return -EFAULT;
 	return 0;
+}
+
+static long wsd_op_lookup_ioctl(void __user *arg)
+{
+	struct wsched_op_lookup l;
+	int ret;
+
+	if (copy_from_user(&l, arg, sizeof(l)))
+		return -EFAULT;
+	if (l.size != sizeof(l) || l.resv0 || l.info.op || l.info.flags ||
+	    l.info.resv || !memchr(l.info.name, 0, sizeof(l.info.name)))
+		return -EINVAL;
+	ret = wsd_op_lookup(l.info.name, &l.info);
+	if (ret)
+		return ret;
+	if (copy_to_user(arg, &l, sizeof(l)))
+		return -EFAULT;
+	return 0;
+}
+
+static long wsd_op_list_ioctl(void __user *arg)
+{
+	struct wsched_op_info *infos = NULL;
+	struct wsched_op_list l;
+	u32 room, total;
+	long ret = 0;
+
+	if (copy_from_user(&l, arg, sizeof(l)))
+		return -EFAULT;
+	if (l.size != sizeof(l) || !wsd_zero(l.resv, sizeof(l.resv)))
+		return -EINVAL;
+	room = min_t(u32, l.nr, WSCHED_OP_LAST + 1 + WSCHED_OP_DYNAMIC_MAX);
+	if (room) {
+		infos = kcalloc(room, sizeof(*infos), GFP_KERNEL_ACCOUNT);
+		if (!infos)
+			return -ENOMEM;
+	}
+	total = wsd_op_list(infos, room);
+	if (room && copy_to_user(u64_to_user_ptr(l.ops_ptr), infos,
+				 min(room, total) * sizeof(*infos)))
+		ret = -EFAULT;
+	l.nr = total;
+	if (!ret && copy_to_user(arg, &l, sizeof(l)))
+		ret = -EFAULT;
+	kfree(infos);
+	return ret;
 }
 
 static long wsd_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -464,6 +578,18 @@ static long wsd_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return wsd_probe(ctx, uarg);
 	case WSCHED_IOC_SUBMIT_GRAPH:
 		return wsd_submit_graph(ctx, uarg);
+	case WSCHED_IOC_SETUP:
+		return wsd_setup(ctx, uarg);
+	case WSCHED_IOC_ENTER:
+		return wsd_enter(ctx, uarg);
+	case WSCHED_IOC_REGISTER_BUFFERS:
+		return wsd_register_buffers(ctx, uarg);
+	case WSCHED_IOC_UNREGISTER_BUFFERS:
+		return wsd_unregister_buffers(ctx);
+	case WSCHED_IOC_OP_LOOKUP:
+		return wsd_op_lookup_ioctl(uarg);
+	case WSCHED_IOC_OP_LIST:
+		return wsd_op_list_ioctl(uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -478,14 +604,31 @@ static int wsd_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	atomic64_set(&ctx->nodes_run, 0);
 	atomic64_set(&ctx->graphs_run, 0);
+	wsd_ring_ctx_init(ctx);
 	file->private_data = ctx;
 	return nonseekable_open(inode, file);
 }
 
 static int wsd_release(struct inode *inode, struct file *file)
 {
-	kfree(file->private_data);
+	struct wsd_ctx *ctx = file->private_data;
+
+	wsd_ring_ctx_release(ctx);
+	kfree(ctx);
 	return 0;
+}
+
+static int wsd_file_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return wsd_mmap(file->private_data, vma);
+}
+
+static __poll_t wsd_poll(struct file *file, struct poll_table_struct *wait)
+{
+	struct wsd_ctx *ctx = file->private_data;
+
+	poll_wait(file, &ctx->cq_wait, wait);
+	return wsd_poll_events(ctx);
 }
 
 /* .owner pins the module while a file is open: no unload under an fd. */
@@ -494,6 +637,8 @@ static const struct file_operations wsd_fops = {
 	.open		= wsd_open,
 	.release	= wsd_release,
 	.unlocked_ioctl	= wsd_ioctl,
+	.mmap		= wsd_file_mmap,
+	.poll		= wsd_poll,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= no_llseek,
 };
@@ -528,8 +673,10 @@ static void __init wsd_check_layout(void)
 	BUILD_BUG_ON(offsetof(struct wsched_probe, ops) != 8);
 	BUILD_BUG_ON(offsetof(struct wsched_probe, max_nodes) != 32);
 	BUILD_BUG_ON(offsetof(struct wsched_probe, nodes_run) != 48);
-	BUILD_BUG_ON(offsetof(struct wsched_probe, resv) != 64);
+	BUILD_BUG_ON(offsetof(struct wsched_probe, sqe_flags) != 64);
+	BUILD_BUG_ON(offsetof(struct wsched_probe, resv) != 88);
 	BUILD_BUG_ON(WSCHED_OP_LAST >= 64);
+	wsd_check_ring_layout();
 }
 
 /**
@@ -544,9 +691,14 @@ int __init ws_dev_init(void)
 	int ret;
 
 	wsd_check_layout();
-	ret = misc_register(&wsd_misc);
+	ret = wsd_ops_init();
 	if (ret)
+		return ret;
+	ret = misc_register(&wsd_misc);
+	if (ret) {
 		pr_err("cannot register /dev/wsched: %d\n", ret);
+		wsd_ops_exit();
+	}
 	return ret;
 }
 
@@ -559,4 +711,5 @@ int __init ws_dev_init(void)
 void ws_dev_exit(void)
 {
 	misc_deregister(&wsd_misc);
+	wsd_ops_exit();
 }

@@ -270,6 +270,9 @@ TEST_F(dev, unknown_op)
 {
 	self->nodes[NR - 1].op = WSCHED_OP_LAST + 1;
 	EXPECT_REFUSED(EOPNOTSUPP);
+	/* Data ops need registered buffers: rings only. */
+	self->nodes[NR - 1].op = WSCHED_OP_MEMCPY;
+	EXPECT_REFUSED(EOPNOTSUPP);
 	self->nodes[NR - 1].op = ~0U;
 	EXPECT_REFUSED(EOPNOTSUPP);
 }
@@ -388,14 +391,14 @@ TEST_F(dev, unknown_ioctl)
 TEST_F(dev, probe)
 {
 	struct wsched_probe p;
-	unsigned int i;
 
 	ASSERT_EQ(0, do_probe(self->fd, &p));
 	EXPECT_EQ(sizeof(p), p.size);
 	EXPECT_EQ(WSCHED_ABI_VERSION, p.version);
-	EXPECT_EQ((1ULL << WSCHED_OP_NOP) | (1ULL << WSCHED_OP_SPIN) |
-		  (1ULL << WSCHED_OP_FAIL), p.ops);
-	EXPECT_EQ(WSCHED_FEAT_GRAPH, p.features);
+	/* Every built-in op, 0..WSCHED_OP_LAST. */
+	EXPECT_EQ((2ULL << WSCHED_OP_LAST) - 1, p.ops);
+	EXPECT_EQ(WSCHED_FEAT_GRAPH | WSCHED_FEAT_RINGS | WSCHED_FEAT_BUFFERS |
+		  WSCHED_FEAT_OP_NAMES, p.features);
 	EXPECT_EQ(WSCHED_NODE_FLAGS, p.node_flags);
 	EXPECT_EQ(WSCHED_GRAPH_FLAGS, p.graph_flags);
 	EXPECT_EQ(10000, p.max_nodes);
@@ -404,8 +407,11 @@ TEST_F(dev, probe)
 	EXPECT_LE(1, p.nr_workers);
 	EXPECT_EQ(0, p.nodes_run);
 	EXPECT_EQ(0, p.graphs_run);
-	for (i = 0; i < 4; i++)
-		EXPECT_EQ(0, p.resv[i]);
+	EXPECT_EQ(WSCHED_SQE_FLAGS, p.sqe_flags);
+	EXPECT_LE(1, p.max_inflight);
+	EXPECT_LE(1, p.max_sq_entries);
+	EXPECT_LE(p.max_sq_entries, p.max_cq_entries);
+	EXPECT_EQ(0, p.resv);
 
 	/* Size mismatch and non-zero input are refused. */
 	memset(&p, 0, sizeof(p));
@@ -414,7 +420,7 @@ TEST_F(dev, probe)
 	EXPECT_EQ(EINVAL, errno);
 	memset(&p, 0, sizeof(p));
 	p.size = sizeof(p);
-	p.resv[3] = 1;
+	p.resv = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, WSCHED_IOC_PROBE, &p));
 	EXPECT_EQ(EINVAL, errno);
 	memset(&p, 0, sizeof(p));
