@@ -754,19 +754,25 @@ out:
 	return ret;
 }
 
+static bool wsd_enough(struct wsd_ctx *ctx, u32 min_complete)
+{
+	return wsd_cq_events(ctx) >= min_complete;
+}
+
 static long wsd_getevents(struct wsd_ctx *ctx, u32 min_complete,
 			  u64 timeout_ns)
 {
+	wait_queue_head_t *wq = &ctx->cq_wait;
 	long ret;
 
 	if (timeout_ns) {
 		ktime_t timeout = ns_to_ktime(min_t(u64, timeout_ns, KTIME_MAX));
 
-		ret = wait_event_interruptible_hrtimeout(ctx->cq_wait,
-				wsd_cq_events(ctx) >= min_complete, timeout);
+		ret = wait_event_interruptible_hrtimeout(*wq,
+							 wsd_enough(ctx, min_complete),
+							 timeout);
 	} else {
-		ret = wait_event_interruptible(ctx->cq_wait,
-				wsd_cq_events(ctx) >= min_complete);
+		ret = wait_event_interruptible(*wq, wsd_enough(ctx, min_complete));
 	}
 	/* Entries were consumed already: do not restart the call. */
 	return ret == -ERESTARTSYS ? -EINTR : ret;

@@ -117,7 +117,7 @@ struct wsd_build {
 struct wsd_ctx {
 	atomic64_t nodes_run;
 	atomic64_t graphs_run;
-	struct mutex lock;
+	struct mutex lock;	/* see @lock above */
 	bool rings_ready;
 	struct wsd_region sq;
 	struct wsd_region cq;
@@ -132,14 +132,14 @@ struct wsd_ctx {
 	struct wsched_cqe *cqes;
 	u32 cq_entries;
 
-	spinlock_t cq_lock;
+	spinlock_t cq_lock;	/* completion side, see above */
 	u32 cq_ktail;
 	u32 overflow_total;
 	struct list_head held;
 	u32 nr_held;
 	wait_queue_head_t cq_wait;
 
-	spinlock_t graphs_lock;
+	spinlock_t graphs_lock;	/* protects @graphs */
 	struct list_head graphs;
 	atomic_t nr_graphs;
 	atomic_t nr_running;
