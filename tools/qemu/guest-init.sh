@@ -86,6 +86,21 @@ if [ "$mode" = demo ]; then
 		insmod /lib/wsched/wsched_crc32c.ko size_mb=64
 		say "insmod wsched_crc32c.ko: exit $?"
 		rmmod wsched_crc32c
+		if [ -x /bin/wsctl ]; then
+			say "user space: wsctl (tools/wsctl) through /dev/wsched's rings"
+			wsctl info
+			say "a 32 MiB test file from /dev/urandom"
+			dd if=/dev/urandom of=/tmp/random.bin bs=1M count=32 2>/dev/null
+			say "wsctl crc32c /tmp/random.bin"
+			wsctl crc32c /tmp/random.bin
+			say "wsctl crc32c: exit $?"
+			rm -f /tmp/random.bin
+			say "wsctl run /lib/wsched/examples/pipeline.wsg"
+			wsctl run /lib/wsched/examples/pipeline.wsg
+			say "wsctl run: exit $?"
+			say "wsctl stats"
+			wsctl stats
+		fi
 		rmmod wsched
 		say "rmmod: exit $?"
 	fi
@@ -134,6 +149,27 @@ for t in /lib/wsched/selftests/*; do
 	res "# wsched-exit $?"
 	res "# wsched-end"
 done
+
+# wsctl (tools/wsctl, on libwsched) through the rings: a file's checksums
+# in the kernel against user space's, and the example graphs, each of
+# which states the outcome it expects of every node.
+if [ -x /bin/wsctl ] && [ $rc -eq 0 ]; then
+	dd if=/dev/urandom of=/tmp/wsctl.bin bs=1M count=8 2>/dev/null
+	say "wsctl crc32c /tmp/wsctl.bin"
+	timeout 300 wsctl crc32c /tmp/wsctl.bin
+	check wsctl_crc32c $? "wsctl crc32c: kernel and user-space checksums differ, or error"
+	rm -f /tmp/wsctl.bin
+	for ex in /lib/wsched/examples/*.wsg; do
+		name=$(basename "$ex" .wsg)
+		say "wsctl run $ex"
+		timeout 300 wsctl run "$ex"
+		check "wsctl_run_$name" $? "wsctl run $ex: unexpected results or error"
+	done
+	wsctl stats >/dev/null
+	check wsctl_stats $? "wsctl stats failed"
+else
+	check wsctl 1 "no /bin/wsctl, or wsched.ko not loaded"
+fi
 
 # The sample client: parallel crc32c checked against the serial one.
 if [ -f /lib/wsched/wsched_crc32c.ko ]; then

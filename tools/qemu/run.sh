@@ -9,7 +9,8 @@
 #          selftests against it, boot it and run everything.
 #   stock  the same on Debian's stock kernel (no KUnit).
 #   --demo boot the stock kernel, load wsched.ko and the smoke module,
-#          print the result and the debugfs stats, power off.
+#          print the result and the debugfs stats, run wsctl (crc32c of
+#          a 32 MiB file, an example graph), power off.
 #
 # Environment: WSCHED_CACHE (kernel cache, default /var/cache/wsched),
 # WSCHED_OUT (build outputs, default <repo>/.build), WSCHED_KMOD_SRC (the
@@ -88,6 +89,24 @@ build_modules() {	# build_modules <stage> <kdir>
 	return $ok
 }
 
+# libwsched (its software checksums tested here) and wsctl, static, for
+# the initramfs: $WSCHED_OUT/<stage>/user/wsctl.
+build_wsctl() {	# build_wsctl <stage>
+	local o=$WSCHED_OUT/$1/user
+	log "$1: building libwsched and wsctl"
+	if make -C "$REPO_DIR/tools/libwsched" O="$o/libwsched" test >"$o.log" 2>&1; then
+		host_check "$1" 0 libwsched_checksum_test
+	else
+		host_check "$1" 1 libwsched_checksum_test "see $o.log"
+	fi
+	if make -C "$REPO_DIR/tools/wsctl" O="$o" >>"$o.log" 2>&1 && [[ -x $o/wsctl ]]; then
+		host_check "$1" 0 build_wsctl
+	else
+		grep -E 'error|Error' "$o.log" | head -20 >&2
+		host_check "$1" 1 build_wsctl "see $o.log"
+	fi
+}
+
 build_selftests() {	# build_selftests <ksrc> -> $WSCHED_OUT/selftests
 	log "building selftests"
 	make -s -C "$REPO_DIR/selftests/wsched" KSFT_DIR="$1/tools/testing/selftests" \
@@ -126,6 +145,11 @@ make_initramfs() {	# make_initramfs <stage>
 		  "$WSCHED_OUT/$stage"/mod/tools/samples/crc32c/*.ko; do
 		[[ -f $ko ]] && cp "$ko" "$r/lib/wsched/"
 	done
+	if [[ -x $WSCHED_OUT/$stage/user/wsctl ]]; then
+		cp "$WSCHED_OUT/$stage/user/wsctl" "$r/bin/wsctl"
+		mkdir -p "$r/lib/wsched/examples"
+		cp "$REPO_DIR"/tools/wsctl/examples/*.wsg "$r/lib/wsched/examples/"
+	fi
 	if [[ $stage != demo && -d $WSCHED_OUT/selftests ]]; then
 		cp "$WSCHED_OUT"/selftests/*_test "$r/lib/wsched/selftests/" 2>/dev/null || true
 	fi
@@ -173,6 +197,7 @@ stage_debug() {
 	log "debug kernel tree: $tree (also $WSCHED_CACHE/kernel-current)"
 	build_selftests "$tree/src/linux" || host_check debug 1 build_selftests
 	build_modules debug "$tree/obj" || return 0
+	build_wsctl debug
 	make_initramfs debug
 	boot debug "$tree/obj/arch/x86/boot/bzImage" 2G "${WSCHED_DEBUG_TIMEOUT:-900}" test
 }
@@ -192,6 +217,7 @@ stage_stock() {	# stage_stock <test|demo>
 	vm=$(/sbin/modinfo -F vermagic "$WSCHED_OUT/$name/mod/kmod/wsched.ko")
 	[[ $vm == "$kver "* ]] || vm_ok=1
 	host_check "$name" $vm_ok vermagic "wsched.ko vermagic '$vm' does not match $kver"
+	build_wsctl "$name"
 	make_initramfs "$name"
 	boot "$name" "/boot/vmlinuz-$kver" 1G "${WSCHED_STOCK_TIMEOUT:-600}" "$1"
 }
@@ -219,6 +245,8 @@ if ((demo)); then
 	stage_stock demo
 	grep -q 'wsched_smoke: fib(.*) ok' "$WSCHED_OUT/demo/console.log" ||
 		die "demo: the smoke module did not report success"
+	grep -q 'RESULT: all match' "$WSCHED_OUT/demo/console.log" ||
+		die "demo: wsctl crc32c did not report matching checksums"
 	exit 0
 fi
 
