@@ -9,6 +9,8 @@ what=${1:-all}
 pkgs=(build-essential gcc make libc6-dev python3 bc bison flex libelf-dev
       libssl-dev cpio xz-utils gzip kmod qemu-system-x86 busybox-static
       util-linux coreutils perl)
+# liburing.a: the io_uring baselines of make bench (tools/bench/wsched_ubench.c)
+pkgs+=(liburing-dev)
 case $what in
 all|debug) pkgs+=("$LINUX_SOURCE_PKG") ;;&
 all|stock) pkgs+=(linux-image-amd64 linux-headers-amd64) ;;
