@@ -89,8 +89,8 @@ build_modules() {	# build_modules <stage> <kdir>
 	return $ok
 }
 
-# libwsched (its software checksums tested here) and wsctl, static, for
-# the initramfs: $WSCHED_OUT/<stage>/user/wsctl.
+# libwsched (its software checksums tested here), its API test and wsctl,
+# static, for the initramfs: $WSCHED_OUT/<stage>/user/wsctl.
 build_wsctl() {	# build_wsctl <stage>
 	local o=$WSCHED_OUT/$1/user
 	log "$1: building libwsched and wsctl"
@@ -152,6 +152,10 @@ make_initramfs() {	# make_initramfs <stage>
 	fi
 	if [[ $stage != demo && -d $WSCHED_OUT/selftests ]]; then
 		cp "$WSCHED_OUT"/selftests/*_test "$r/lib/wsched/selftests/" 2>/dev/null || true
+	fi
+	# libwsched's API test runs with the selftests (TAP, exit 4: skip).
+	if [[ $stage != demo && -x $WSCHED_OUT/$stage/user/libwsched/ring_test ]]; then
+		cp "$WSCHED_OUT/$stage/user/libwsched/ring_test" "$r/lib/wsched/selftests/libwsched_test"
 	fi
 	(cd "$r" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$WSCHED_OUT/$stage/initramfs.cpio.gz"
 }
