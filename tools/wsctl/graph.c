@@ -939,7 +939,7 @@ int cmd_run(int argc, char **argv)
 	char *end;
 
 	optind = 1;
-	while ((opt = getopt(argc, argv, "+n:qch")) != -1) {
+	while ((opt = getopt(argc, argv, "n:qch")) != -1) {
 		switch (opt) {
 		case 'n':
 			runs = (int)strtol(optarg, &end, 10);

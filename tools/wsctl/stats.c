@@ -293,7 +293,7 @@ int cmd_top(int argc, char **argv)
 	char err[600], *end;
 
 	optind = 1;
-	while ((opt = getopt(argc, argv, "+n:d:ah")) != -1) {
+	while ((opt = getopt(argc, argv, "n:d:ah")) != -1) {
 		switch (opt) {
 		case 'n':
 			iters = (int)strtol(optarg, &end, 10);

@@ -413,7 +413,7 @@ static int cmd_crc32c(int argc, char **argv)
 	kcrc = ~(__u32)cqes[N_CRC].value;
 	wsctl_hex(digest, 32, khex);
 	wsctl_hex(udigest, 32, uhex);
-	printf("%-9s %-16s %-16s %s\n", "", "kernel", "user", "");
+	printf("%-9s %-16s %s\n", "", "kernel", "user");
 	if (seen[N_CRC] && !cqes[N_CRC].res) {
 		printf("%-9s %-16.8x %-16.8x %s   (CRC-32C; kernel raw value 0x%08x, seq %u)\n",
 		       "crc32c", kcrc, ucrc, kcrc == ucrc ? "match" : "MISMATCH",
