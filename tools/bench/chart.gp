@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Bar chart of baseline/wsched ratios (> 1: wsched faster).
 # gnuplot -e "datafile='...'; outfile='...'; title='...'" chart.gp
-set terminal pngcairo size 1100,600 noenhanced
+set terminal pngcairo size 1400,650 noenhanced
 set output outfile
 set title title
 set style data histograms

@@ -3,8 +3,10 @@
 # /init of the wsched benchmark initramfs (busybox sh).
 #
 # Loads wsched.ko, then wsched_bench.ko with the module parameters given
-# on the kernel command line as wsbench.<param>=<value>.  The benchmark
-# rows of the kernel log go to the second serial port (/dev/ttyS1).
+# on the kernel command line as wsbench.<param>=<value>, then runs
+# wsched_ubench (user space, /dev/wsched) with the same words.  The
+# benchmark rows of the kernel log and of wsched_ubench go to the second
+# serial port (/dev/ttyS1).
 
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t proc proc /proc
@@ -31,6 +33,16 @@ if insmod /lib/wsched/wsched.ko; then
 	echo "# bench-exit $?" >&3
 	dmesg | grep 'wsched_bench: \(row\|start\|stats\|done\)' | sed 's/^\[[^]]*\] //' >&3
 	dmesg | grep 'wsched_bench:.*MISMATCH' | sed 's/^\[[^]]*\] //' >&3
+	# /dev/wsched from user space; it takes the same key=value words
+	# and ignores those it does not know.
+	if [ -x /lib/wsched/wsched_ubench ]; then
+		echo "[wsched-bench] wsched_ubench$params"
+		# shellcheck disable=SC2086
+		/lib/wsched/wsched_ubench $params >&3 2>&1
+		echo "# ubench-exit $?" >&3
+	else
+		echo "# ubench-exit missing" >&3
+	fi
 else
 	echo "# bench-exit insmod-wsched-failed" >&3
 fi

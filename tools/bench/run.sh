@@ -1,16 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # wsched benchmarks: build wsched.ko and wsched_bench.ko against Debian's
-# stock kernel headers, boot the stock kernel in QEMU (TCG), collect the
-# benchmark rows and print one table; write results/bench-<date>.txt and
-# results/bench.png.
+# stock kernel headers and the static user-space wsched_ubench (/dev/wsched
+# against io_uring and user-space crc32c), boot the stock kernel in QEMU
+# (TCG), collect the benchmark rows and print one table; write
+# results/bench-<date>.txt and results/bench.png.
 #
 # Environment:
 #   BENCH_CPUS   guest CPUs (default: nproc)
-#   BENCH_ONLY   comma list of fib,nqueens,uts,crc32c,wavefront (default all)
+#   BENCH_ONLY   comma list of fib,nqueens,uts,crc32c,wavefront (module) and
+#                nop_ring,diamond_latency,crc32c_user (wsched_ubench); default all
 #   BENCH_RUNS   runs per variant (default 5)
-#   BENCH_ARGS   more module parameters, e.g. "fib_n=25 crc_mb=32"
+#   BENCH_ARGS   more parameters of the module and wsched_ubench (each takes
+#                its own), e.g. "fib_n=25 crc_mb=32 ubench_ms=100"
 #   BENCH_TIMEOUT  seconds for the guest (default 540)
+#   BENCH_LIBURING=0  build wsched_ubench without liburing (io_uring rows
+#                skipped), as on a host without liburing-dev
 #   WSCHED_OUT   build outputs (default <repo>/.build); this uses bench/
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -40,6 +45,27 @@ if ! make -C "$kdir" M="$m" -j"$NPROC" modules >"$out/modules.log" 2>&1 ||
 	die "module build failed, see $out/modules.log"
 fi
 
+# The user-space benchmark of /dev/wsched: static, with libwsched compiled
+# in, and with liburing.a (Debian's liburing-dev) for the io_uring
+# baselines if it is there; without it the io_uring rows say skipped.
+ub=$out/wsched_ubench
+ub_cc=(gcc -O2 -static -Wall -I"$REPO_DIR/tools/libwsched" -I"$REPO_DIR/kmod/include/uapi")
+ub_src=("$BENCH_DIR/wsched_ubench.c" "$REPO_DIR/tools/libwsched/libwsched.c"
+	"$REPO_DIR/tools/libwsched/checksum.c")
+ub_libs=(-lpthread)
+if [[ ${BENCH_LIBURING:-1} != 0 && -f $(gcc -print-file-name=liburing.a) ]] &&
+   echo '#include <liburing.h>' | gcc -E -x c - >/dev/null 2>&1; then
+	ub_cc+=(-DHAVE_LIBURING)
+	ub_libs=(-l:liburing.a "${ub_libs[@]}")
+else
+	log "bench: no liburing.a (apt-get install liburing-dev): io_uring rows skipped"
+fi
+if ! "${ub_cc[@]}" -o "$ub" "${ub_src[@]}" "${ub_libs[@]}" >"$out/ubench.log" 2>&1; then
+	grep -E 'error' "$out/ubench.log" | head -20 >&2
+	log "bench: wsched_ubench build failed, see $out/ubench.log; no /dev/wsched rows"
+	rm -f "$ub"
+fi
+
 r=$out/initramfs
 mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,lib/wsched}
 cp /bin/busybox "$r/bin/busybox"
@@ -49,6 +75,7 @@ done
 cp "$BENCH_DIR/guest.sh" "$r/init"
 chmod 755 "$r/init"
 cp "$m/kmod/wsched.ko" "$m/tools/bench/wsched_bench.ko" "$r/lib/wsched/"
+[[ -f $ub ]] && cp "$ub" "$r/lib/wsched/"
 (cd "$r" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out/initramfs.cpio.gz"
 
 append="console=ttyS0 panic=-1 oops=panic softlockup_panic=1 mitigations=off"
@@ -101,3 +128,4 @@ else
 	log "bench: gnuplot missing (apt-get install gnuplot-nox); no chart"
 fi
 grep -q '^# bench-exit 0$' "$out/results.log" || die "wsched_bench.ko failed: $(grep '^# bench-exit' "$out/results.log")"
+grep -q '^# ubench-exit 0$' "$out/results.log" || die "wsched_ubench failed: $(grep '^# ubench-exit' "$out/results.log")"

@@ -1,17 +1,36 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Turn wsched_bench rows into a table; write gnuplot data.
+"""Turn wsched_bench and wsched_ubench rows into a table; write gnuplot data.
 
 Usage: table.py <results.log> <chart.dat>
+
+Times are printed with their unit (ns, us, ms); a baseline that could not
+run has base_ns=- and ratio=- and is left out of the chart.
 """
 import re
 import sys
 
-ROW = re.compile(r'wsched_bench: row (.*)$')
+ROW = re.compile(r'wsched_u?bench: row (.*)$')
 
 
-def ms(ns):
-    return '%.2f' % (int(ns) / 1e6)
+def fmt(ns):
+    """ns (a string) as a time with a unit; '-' stays '-'."""
+    try:
+        v = float(ns)
+    except ValueError:
+        return '-'
+    if v >= 1e6:
+        return '%.2f ms' % (v / 1e6)
+    if v >= 1e3:
+        return '%.2f us' % (v / 1e3)
+    return '%.0f ns' % v
+
+
+def spread(lo, hi):
+    a, b = fmt(lo), fmt(hi)
+    if a[-2:] == b[-2:]:
+        a = a[:-3]
+    return '%s-%s' % (a, b)
 
 
 def main():
@@ -22,17 +41,17 @@ def main():
             if m:
                 rows.append(dict(kv.split('=', 1) for kv in m.group(1).split()
                                  if '=' in kv))
-    head = ('benchmark', 'baseline', 'baseline ms', 'wsched ms', 'ratio',
-            'spread (wsched ms)', 'notes')
+    head = ('benchmark', 'baseline', 'baseline', 'wsched', 'ratio',
+            'spread (wsched)', 'notes')
     table = [head]
     for r in rows:
         notes = ' '.join('%s=%s' % (k, v) for k, v in r.items()
                          if k not in ('name', 'baseline', 'base_ns', 'ws_ns',
                                       'ratio', 'min', 'max', 'base_min',
                                       'base_max'))
-        table.append((r['name'], r['baseline'], ms(r['base_ns']),
-                      ms(r['ws_ns']), r['ratio'],
-                      '%s-%s' % (ms(r['min']), ms(r['max'])), notes))
+        table.append((r['name'], r['baseline'], fmt(r['base_ns']),
+                      fmt(r['ws_ns']), r['ratio'],
+                      spread(r['min'], r['max']), notes))
     width = [max(len(t[i]) for t in table) for i in range(len(head))]
     for i, t in enumerate(table):
         print('  '.join(c.ljust(width[j]) if j in (0, 1, 6) else
@@ -43,6 +62,10 @@ def main():
         print('(no rows)')
     with open(sys.argv[2], 'w') as f:
         for r in rows:
+            try:
+                float(r['ratio'])
+            except ValueError:
+                continue
             f.write('"%s\\nvs %s" %s\n' % (r['name'], r['baseline'],
                                            r['ratio']))
 
