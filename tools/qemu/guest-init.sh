@@ -140,6 +140,17 @@ if [ -f /lib/wsched/wsched_test.ko ]; then
 fi
 
 export WSCHED_SMOKE_KO=/lib/wsched/wsched_smoke.ko
+# The sample operation "sample.xor8" for /dev/wsched; the selftests run
+# nodes of it when WSCHED_OP_XOR=1.
+op_xor=0
+if [ $rc -eq 0 ] && [ -f /lib/wsched/wsched_op_xor.ko ]; then
+	insmod /lib/wsched/wsched_op_xor.ko
+	op_xor=$?
+	check insmod_op_xor $op_xor "insmod wsched_op_xor.ko failed"
+	[ $op_xor -eq 0 ] && export WSCHED_OP_XOR=1
+else
+	check insmod_op_xor 1 "wsched_op_xor.ko missing or wsched.ko not loaded"
+fi
 for t in /lib/wsched/selftests/*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
@@ -149,6 +160,11 @@ for t in /lib/wsched/selftests/*; do
 	res "# wsched-exit $?"
 	res "# wsched-end"
 done
+unset WSCHED_OP_XOR
+if grep -q '^wsched_op_xor ' /proc/modules; then
+	rmmod wsched_op_xor
+	check rmmod_op_xor $? "rmmod wsched_op_xor failed"
+fi
 
 # wsctl (tools/wsctl, on libwsched) through the rings: a file's checksums
 # in the kernel against user space's, and the example graphs, each of

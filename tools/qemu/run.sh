@@ -67,19 +67,23 @@ build_modules() {	# build_modules <stage> <kdir>
 		return 1
 	fi
 	host_check "$stage" 0 build_modules
-	# The sample client builds on its own, out of tree, against the
-	# symbols wsched exports.
-	copy_src "$REPO_DIR/tools/samples/crc32c" "$m/tools/samples/crc32c"
-	if ! make -C "$kdir" M="$m/tools/samples/crc32c" \
-		KBUILD_EXTRA_SYMBOLS="$m/Module.symvers" modules \
-		>>"$WSCHED_OUT/$stage/modules.log" 2>&1; then
-		grep -E 'error|Error' "$WSCHED_OUT/$stage/modules.log" | head -20 >&2
-		host_check "$stage" 1 build_sample_crc32c "see $WSCHED_OUT/$stage/modules.log"
-	else
-		host_check "$stage" 0 build_sample_crc32c
-	fi
+	# The samples (a client, an operation for /dev/wsched) build on
+	# their own, out of tree, against the symbols wsched exports.
+	local sample
+	for sample in crc32c op_xor; do
+		copy_src "$REPO_DIR/tools/samples/$sample" "$m/tools/samples/$sample"
+		if ! make -C "$kdir" M="$m/tools/samples/$sample" \
+			KBUILD_EXTRA_SYMBOLS="$m/Module.symvers" modules \
+			>>"$WSCHED_OUT/$stage/modules.log" 2>&1; then
+			grep -E 'error|Error' "$WSCHED_OUT/$stage/modules.log" | head -20 >&2
+			host_check "$stage" 1 "build_sample_$sample" "see $WSCHED_OUT/$stage/modules.log"
+		else
+			host_check "$stage" 0 "build_sample_$sample"
+		fi
+	done
 	local want=(kmod/wsched.ko tools/smoke/wsched_smoke.ko
-		    tools/samples/crc32c/wsched_crc32c.ko) ko ok=0
+		    tools/samples/crc32c/wsched_crc32c.ko
+		    tools/samples/op_xor/wsched_op_xor.ko) ko ok=0
 	grep -q '^CONFIG_KUNIT=y' "$kdir/.config" && want+=(kmod/wsched_test.ko)
 	for ko in "${want[@]}"; do
 		[[ -f $m/$ko ]] && continue
@@ -142,7 +146,8 @@ make_initramfs() {	# make_initramfs <stage>
 	cp "$RIG_DIR/guest-init.sh" "$r/init"
 	chmod 755 "$r/init"
 	for ko in "$WSCHED_OUT/$stage"/mod/kmod/*.ko "$WSCHED_OUT/$stage"/mod/tools/smoke/*.ko \
-		  "$WSCHED_OUT/$stage"/mod/tools/samples/crc32c/*.ko; do
+		  "$WSCHED_OUT/$stage"/mod/tools/samples/crc32c/*.ko \
+		  "$WSCHED_OUT/$stage"/mod/tools/samples/op_xor/*.ko; do
 		[[ -f $ko ]] && cp "$ko" "$r/lib/wsched/"
 	done
 	if [[ -x $WSCHED_OUT/$stage/user/wsctl ]]; then

@@ -289,4 +289,86 @@ static inline bool ws_group_done(struct ws_group *group)
 	return atomic_read_acquire(&group->pending) == 0;
 }
 
+/*
+ * Operations for /dev/wsched.
+ *
+ * A module can add an operation that user space runs as a node of a task
+ * graph submitted through /dev/wsched: it registers a struct ws_op, user
+ * space finds its number by name with WSCHED_IOC_OP_LOOKUP and puts that
+ * number in struct wsched_sqe.op.  See Documentation/kernel-api.rst.
+ */
+
+struct module;
+
+/**
+ * struct ws_op_args - the operands of one run of an operation
+ * @data: the first range, (buf, off, len) of the ring entry, mapped into
+ *	the kernel; NULL when the op has no %WS_OP_RANGE, and in the check
+ *	hook
+ * @len: its length in bytes; 0 without %WS_OP_RANGE
+ * @data2: the second range, (buf2, arg) of the entry, @ws_op.range2_len
+ *	bytes (or @len); NULL without %WS_OP_RANGE2, and in the check hook
+ * @arg: the entry's arg: the op's scalar operand without %WS_OP_RANGE2,
+ *	the offset of the second range in its buffer with it
+ * @pool: the pool the node runs in, for parallel loops inside the op;
+ *	NULL means ws_system_pool (both ws_parallel_for() and
+ *	ws_parallel_reduce() take NULL)
+ *
+ * @data and @data2 are kernel addresses of pinned user pages: the hooks
+ * never touch user memory themselves.  Other nodes may read or write the
+ * same memory at the same time unless the graph orders them.
+ */
+struct ws_op_args {
+	void *data;
+	size_t len;
+	void *data2;
+	u64 arg;
+	struct ws_pool *pool;
+};
+
+/* The op uses the entry's (buf, off, len) as its first range. */
+#define WS_OP_RANGE		0x1U
+/* The op uses (buf2, arg) as a second range; needs WS_OP_RANGE too. */
+#define WS_OP_RANGE2		0x2U
+
+/**
+ * struct ws_op - an operation /dev/wsched can run
+ * @name: 1 to WSCHED_OP_NAME_MAX - 1 characters out of [a-z0-9._-],
+ *	unique among all operations; user space looks the op up by it.
+ *	Prefix it with the module's name, such as "mymod.frob".
+ * @owner: the module that implements the op (THIS_MODULE); /dev/wsched
+ *	holds a reference on it while a submitted node uses the op
+ * @flags: %WS_OP_RANGE, %WS_OP_RANGE2.  Ring entry fields the op does
+ *	not use must be zero: (buf, off, len) without %WS_OP_RANGE, buf2
+ *	without %WS_OP_RANGE2.  A range is never empty.
+ * @range2_len: length of the second range; 0 for the same as the first
+ * @check: called when the entry is submitted, with @ws_op_args.data and
+ *	@ws_op_args.data2 NULL and the other operands set; returns 0 or a
+ *	negative errno that refuses the whole graph.  May be NULL; must not
+ *	sleep.
+ * @run: runs the op once the node's predecessors have finished, in
+ *	process context on a worker of the pool (it may sleep, and may run
+ *	ws_parallel_for() or ws_parallel_reduce() on @ws_op_args.pool).
+ *	*@value is 0 on entry; what the op stores there becomes the value
+ *	of the node's completion.  Returns 0 or a negative errno, the
+ *	completion's result; an error cancels the node's dependents.
+ *
+ * The structure is the caller's, usually static; it must stay valid
+ * until ws_op_unregister() returns.
+ */
+struct ws_op {
+	const char *name;
+	struct module *owner;
+	unsigned int flags;
+	size_t range2_len;
+	int (*check)(const struct ws_op_args *args);
+	int (*run)(const struct ws_op_args *args, u64 *value);
+	/* private: set and used by wsched */
+	u32 id;
+	atomic_t users;
+};
+
+int ws_op_register(struct ws_op *op);
+void ws_op_unregister(struct ws_op *op);
+
 #endif /* _LINUX_WSCHED_H */
