@@ -1058,8 +1058,11 @@ long wsd_register_buffers(struct wsd_ctx *ctx, void __user *arg)
 
 		ret = -EINVAL;
 		if (!ub->len || ub->len > WSCHED_BUF_MAX_LEN ||
-		    check_add_overflow(ub->addr, ub->len, &end) ||
-		    end > TASK_SIZE)
+		    check_add_overflow(ub->addr, ub->len, &end))
+			goto out_free;
+		/* Not user memory: as inaccessible as an unmapped range. */
+		ret = -EFAULT;
+		if (end > TASK_SIZE)
 			goto out_free;
 		bufs[i].nr_pages = (PAGE_ALIGN(end) - (ub->addr & PAGE_MASK)) >>
 				   PAGE_SHIFT;
