@@ -56,6 +56,8 @@
 #define MAX_RUNS	31
 #define MAX_BATCH	1024
 #define MAX_THREADS	256
+#define MIN_ITERS	50
+#define MAX_ITERS	200000
 
 static unsigned int runs = 5;
 static const char *only = "";
@@ -444,7 +446,8 @@ struct variant {
 	void *ctx;
 	unsigned int ops_per_iter;	/* time is reported per op */
 	unsigned int iters;		/* calibrated */
-	struct bstat st;
+	struct bstat st;		/* per run: median iteration, per op */
+	struct bstat mean;		/* per run: mean iteration, per op */
 };
 
 /* Warm up and choose iterations so that one run lasts about target_ms. */
@@ -463,36 +466,65 @@ static int calibrate(struct variant *v)
 		iters *= 4;
 	}
 	v->iters = (unsigned int)((double)iters * target_ms * 1e6 / (t ? t : 1));
-	if (v->iters < 4)
-		v->iters = 4;
-	if (v->iters > 1u << 22)
-		v->iters = 1u << 22;
+	if (v->iters < MIN_ITERS)
+		v->iters = MIN_ITERS;
+	if (v->iters > MAX_ITERS)
+		v->iters = MAX_ITERS;
 	return 0;
 }
 
-/* Run the variants in turn @runs times (interleaved, to share the noise). */
+/*
+ * Run the variants in turn @runs times (interleaved, to share the noise).
+ * Every iteration (one batch, one round trip) is timed on its own; a run
+ * gives the median iteration, which a vCPU preempted on the shared host
+ * does not move much, and the mean, which it does.
+ */
 static int measure(struct variant *v, unsigned int nv)
 {
-	unsigned int i, r;
+	static double samples[MAX_ITERS];
+	unsigned int i, r, k;
 
 	for (i = 0; i < nv; i++)
 		if (!v[i].st.skipped && calibrate(&v[i]))
 			return -EIO;
 	for (r = 0; r < runs; r++) {
 		for (i = 0; i < nv; i++) {
-			uint64_t t;
+			double sum = 0, per = v[i].ops_per_iter;
 
 			if (v[i].st.skipped)
 				continue;
-			t = now_ns();
-			if (v[i].fn(v[i].ctx, v[i].iters))
-				return -EIO;
-			t = now_ns() - t;
-			stat_add(&v[i].st, (double)t / ((double)v[i].iters *
-							v[i].ops_per_iter));
+			for (k = 0; k < v[i].iters; k++) {
+				uint64_t t = now_ns();
+
+				if (v[i].fn(v[i].ctx, 1))
+					return -EIO;
+				samples[k] = (double)(now_ns() - t) / per;
+				sum += samples[k];
+			}
+			qsort(samples, v[i].iters, sizeof(samples[0]),
+			      cmp_double);
+			stat_add(&v[i].st, samples[v[i].iters / 2]);
+			stat_add(&v[i].mean, sum / v[i].iters);
 		}
 	}
 	return 0;
+}
+
+/*
+ * " ws_mean=.. base_mean=.. base_iters=..": medians over the runs of the
+ * mean iteration (per op), next to the medians of the median iteration
+ * that the row reports.  Valid until the next call.
+ */
+static const char *means(struct variant *ws, struct variant *base)
+{
+	static char buf[128];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), " ws_mean=%.0f", stat_med(&ws->mean));
+	if (!base->st.skipped)
+		snprintf(buf + n, sizeof(buf) - n, " base_mean=%.0f base_iters=%u",
+			 stat_med(&base->mean), base->iters);
+	return buf;
 }
 
 static unsigned int nr_workers(struct wsched_ring *ring)
@@ -585,20 +617,21 @@ static void bench_rings(int do_nop, int do_diamond)
 		if (do_nop) {
 			print_row("nop_ring_graphs", "io_uring_nop",
 				  &v[iu_nop].st, &v[iw_graphs].st,
-				  "per=nop batch=%u shape=%u_one-node_graphs iters=%u base_iters=%u workers=%u",
+				  "per=nop batch=%u shape=%u_one-node_graphs iters=%u%s workers=%u",
 				  nop_batch, nop_batch, v[iw_graphs].iters,
-				  v[iu_nop].iters, w);
+				  means(&v[iw_graphs], &v[iu_nop]), w);
 			print_row("nop_ring_graph", "io_uring_nop",
 				  &v[iu_nop].st, &v[iw_graph].st,
-				  "per=nop batch=%u shape=one_%u-node_graph iters=%u base_iters=%u workers=%u",
+				  "per=nop batch=%u shape=one_%u-node_graph iters=%u%s workers=%u",
 				  nop_batch, nop_batch, v[iw_graph].iters,
-				  v[iu_nop].iters, w);
+				  means(&v[iw_graph], &v[iu_nop]), w);
 		}
 		if (do_diamond)
 			print_row("diamond_latency", "io_uring_link4",
 				  &v[iu_link].st, &v[iw_dia].st,
-				  "per=round_trip nodes=4 iters=%u base_iters=%u workers=%u",
-				  v[iw_dia].iters, v[iu_link].iters, w);
+				  "per=round_trip nodes=4 iters=%u%s workers=%u",
+				  v[iw_dia].iters,
+				  means(&v[iw_dia], &v[iu_link]), w);
 	}
 #ifdef HAVE_LIBURING
 	if (have_uring)
