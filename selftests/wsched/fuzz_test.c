@@ -284,6 +284,26 @@ static __u64 rnd_ptr(void *good, size_t len)
 	}
 }
 
+/*
+ * A pointer the kernel may write through (or, for the array of buffers,
+ * read write targets from): kept if it lies in the pool and its guard
+ * pages, is the read-only page, or cannot be ours (below mmap_min_addr,
+ * not canonical user space); else the guard page before the pool.  A
+ * mutated pointer must not land in this process's heap or stacks.
+ */
+static __u64 tame(__u64 p, __u64 len)
+{
+	__u64 lo = (uintptr_t)pool_map, hi = lo + POOL_LEN + 2 * PAGE;
+
+	if (p >= lo && p < hi && len <= hi - p)
+		return p;
+	if (p == (uintptr_t)ro_page && len <= PAGE)
+		return p;
+	if (p < 65536 || p >= 0x0000800000000000ULL)
+		return p;
+	return lo;
+}
+
 static void fill_random(void *p, size_t len)
 {
 	unsigned char *c = p;
@@ -422,8 +442,11 @@ static void ring_register(struct ring *r)
 		b[i].addr = (uintptr_t)pool_at(b[i].len);
 		r->buflen[i] = b[i].len;
 	}
-	if (chance(10))
+	if (chance(10)) {
 		mutate(b, nr * sizeof(b[0]));
+		for (i = 0; i < nr; i++)
+			b[i].addr = tame(b[i].addr, b[i].len);
+	}
 	memset(&reg, 0, sizeof(reg));
 	reg.size = sizeof(reg);
 	reg.nr = nr;
@@ -819,17 +842,31 @@ static void gen_arg(unsigned long cmd, void *buf, size_t len, struct ring *r)
 		if (e->flags & WSCHED_ENTER_GETEVENTS)
 			e->timeout_ns = 1 + rnd() % (2 * MS_NS);
 	}
+	/* what the kernel writes through stays in the pool */
 	if (cmd == WSCHED_IOC_OP_LIST) {
 		struct wsched_op_list *l = buf;
 
-		if (l->nr > 80 && l->ops_ptr >= (uintptr_t)pool &&
-		    l->ops_ptr < (uintptr_t)pool + POOL_LEN)
-			l->nr = 80;
-		if (l->ops_ptr >= (uintptr_t)pool &&
-		    l->ops_ptr < (uintptr_t)pool + POOL_LEN &&
-		    l->ops_ptr + 80 * sizeof(struct wsched_op_info) >
-		    (uintptr_t)pool + POOL_LEN)
-			l->ops_ptr = (uintptr_t)pool;
+		/* at most the total is written: 9 built-in, 64 registered */
+		l->ops_ptr = tame(l->ops_ptr, 80 * sizeof(struct wsched_op_info));
+	}
+	if (cmd == WSCHED_IOC_SUBMIT_GRAPH) {
+		struct wsched_graph *g = buf;
+
+		g->results_ptr = tame(g->results_ptr,
+				      (__u64)g->nr_nodes * sizeof(struct wsched_result));
+	}
+	if (cmd == WSCHED_IOC_REGISTER_BUFFERS) {
+		struct wsched_buf_reg *reg = buf;
+		struct wsched_buf *b = (struct wsched_buf *)(uintptr_t)reg->bufs_ptr;
+		__u32 i;
+
+		reg->bufs_ptr = tame(reg->bufs_ptr, (__u64)reg->nr * sizeof(*b));
+		/* the buffers data ops will write to, if it is our array */
+		if (reg->bufs_ptr >= (uintptr_t)pool &&
+		    reg->bufs_ptr + (__u64)reg->nr * sizeof(*b) <= (uintptr_t)pool + POOL_LEN)
+			for (i = 0; i < reg->nr; i++)
+				b[i].addr = b[i].addr == (uintptr_t)(r ? r->sqm : NULL) ?
+					    b[i].addr : tame(b[i].addr, b[i].len);
 	}
 }
 
@@ -907,7 +944,8 @@ TEST_F_TIMEOUT(fuzz, ioctls, 300)
 		arg = pool_at(1024);
 		gen_arg(cmd, arg, _IOC_SIZE(cmd) < 1024 ? _IOC_SIZE(cmd) : 1024,
 			k >= 3 ? &rings[k - 3] : NULL);
-		argp = chance(90) ? (uintptr_t)arg : rnd_ptr(arg, _IOC_SIZE(cmd));
+		argp = chance(90) ? (uintptr_t)arg : tame(rnd_ptr(arg, _IOC_SIZE(cmd)),
+							  _IOC_SIZE(cmd));
 		/* a struct running into the guard page after the pool */
 		if (chance(3))
 			argp = (uintptr_t)pool + POOL_LEN - rnd() % (_IOC_SIZE(cmd) + 1);
