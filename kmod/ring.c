@@ -144,7 +144,8 @@ static bool wsd_cq_room(struct wsd_ctx *ctx)
 static void wsd_cq_write(struct wsd_ctx *ctx, const struct wsched_cqe *cqe)
 {
 	ctx->cqes[ctx->cq_ktail & (ctx->cq_entries - 1)] = *cqe;
-	ctx->cq_ktail++;
+	/* Also read without the lock by wsd_cq_events_hint(). */
+	WRITE_ONCE(ctx->cq_ktail, ctx->cq_ktail + 1);
 	/*
 	 * Pairs with the application's acquire load of the tail: it sees
 	 * the entry written above once it sees the new tail.
@@ -168,7 +169,7 @@ static bool wsd_flush_held(struct wsd_ctx *ctx)
 			break;
 		wsd_cq_write(ctx, &slot->cqe);
 		list_del(&slot->link);
-		ctx->nr_held--;
+		WRITE_ONCE(ctx->nr_held, ctx->nr_held - 1);
 		wsd_graph_put(slot->graph);
 		moved = true;
 	}
@@ -195,7 +196,7 @@ static void wsd_post(struct wsd_ctx *ctx, struct wsd_slot *slot)
 	} else {
 		refcount_inc(&slot->graph->refs);
 		list_add_tail(&slot->link, &ctx->held);
-		ctx->nr_held++;
+		WRITE_ONCE(ctx->nr_held, ctx->nr_held + 1);
 		ctx->overflow_total++;
 		/* Read by the application at any time; a single aligned store. */
 		WRITE_ONCE(*ctx->cq_overflow, ctx->overflow_total);
@@ -219,6 +220,19 @@ static u32 wsd_cq_events(struct wsd_ctx *ctx)
 	n += ctx->nr_held;
 	spin_unlock(&ctx->cq_lock);
 	return n;
+}
+
+/*
+ * Completions ready, without the lock and without posting held-back ones:
+ * only a hint, for deciding whom to wake.  The loads pair with the
+ * WRITE_ONCE() stores under ctx->cq_lock and the application's store of
+ * the head; a woken waiter rechecks with wsd_cq_events().
+ */
+static u32 wsd_cq_events_hint(struct wsd_ctx *ctx)
+{
+	u32 n = READ_ONCE(ctx->cq_ktail) - READ_ONCE(*ctx->cq_head);
+
+	return min(n, ctx->cq_entries) + READ_ONCE(ctx->nr_held);
 }
 
 /**
@@ -754,28 +768,71 @@ out:
 	return ret;
 }
 
-static bool wsd_enough(struct wsd_ctx *ctx, u32 min_complete)
+/**
+ * struct wsd_waiter - a thread waiting in WSCHED_IOC_ENTER
+ * @wqe: its entry in ctx->cq_wait
+ * @ctx: the context
+ * @min_complete: completions it waits for
+ */
+struct wsd_waiter {
+	struct wait_queue_entry wqe;
+	struct wsd_ctx *ctx;
+	u32 min_complete;
+};
+
+/*
+ * Wake a waiter only once enough completions are there, not for each
+ * one: a batch of n completions then costs one wakeup, not n.  Pollers
+ * on the same queue are woken for each.
+ */
+static int wsd_waiter_wake(struct wait_queue_entry *wqe, unsigned int mode,
+			   int sync, void *key)
 {
-	return wsd_cq_events(ctx) >= min_complete;
+	struct wsd_waiter *w = container_of(wqe, struct wsd_waiter, wqe);
+
+	if (wsd_cq_events_hint(w->ctx) < w->min_complete)
+		return 0;
+	return autoremove_wake_function(wqe, mode, sync, key);
 }
 
 static long wsd_getevents(struct wsd_ctx *ctx, u32 min_complete,
 			  u64 timeout_ns)
 {
-	wait_queue_head_t *wq = &ctx->cq_wait;
-	long ret;
+	struct wsd_waiter w = { .ctx = ctx, .min_complete = min_complete };
+	ktime_t expires = 0;
+	long ret = 0;
 
-	if (timeout_ns) {
-		ktime_t timeout = ns_to_ktime(min_t(u64, timeout_ns, KTIME_MAX));
-
-		ret = wait_event_interruptible_hrtimeout(*wq,
-							 wsd_enough(ctx, min_complete),
-							 timeout);
-	} else {
-		ret = wait_event_interruptible(*wq, wsd_enough(ctx, min_complete));
+	if (timeout_ns)
+		expires = ktime_add_safe(ktime_get(),
+					 ns_to_ktime(min_t(u64, timeout_ns,
+							   KTIME_MAX)));
+	init_wait_entry(&w.wqe, 0);
+	w.wqe.func = wsd_waiter_wake;
+	for (;;) {
+		/*
+		 * The barrier in prepare_to_wait() pairs with the one of
+		 * wq_has_sleeper() in wsd_wake(): either the poster sees us
+		 * queued, or we see its completion below.
+		 */
+		prepare_to_wait(&ctx->cq_wait, &w.wqe, TASK_INTERRUPTIBLE);
+		if (wsd_cq_events(ctx) >= min_complete)
+			break;
+		/* Entries were consumed already: do not restart the call. */
+		if (signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (!timeout_ns) {
+			schedule();
+		} else if (!schedule_hrtimeout(&expires, HRTIMER_MODE_ABS)) {
+			/* Timed out: one last look. */
+			if (wsd_cq_events(ctx) < min_complete)
+				ret = -ETIME;
+			break;
+		}
 	}
-	/* Entries were consumed already: do not restart the call. */
-	return ret == -ERESTARTSYS ? -EINTR : ret;
+	finish_wait(&ctx->cq_wait, &w.wqe);
+	return ret;
 }
 
 /**
