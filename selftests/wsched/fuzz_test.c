@@ -857,13 +857,16 @@ static void gen_arg(unsigned long cmd, void *buf, size_t len, struct ring *r)
 	}
 	if (cmd == WSCHED_IOC_REGISTER_BUFFERS) {
 		struct wsched_buf_reg *reg = buf;
-		struct wsched_buf *b = (struct wsched_buf *)(uintptr_t)reg->bufs_ptr;
+		__u64 end = (uintptr_t)pool + POOL_LEN, size;
+		struct wsched_buf *b;
 		__u32 i;
 
-		reg->bufs_ptr = tame(reg->bufs_ptr, (__u64)reg->nr * sizeof(*b));
+		size = (__u64)reg->nr * sizeof(*b);
+		reg->bufs_ptr = tame(reg->bufs_ptr, size);
+		b = (struct wsched_buf *)(uintptr_t)reg->bufs_ptr;
 		/* the buffers data ops will write to, if it is our array */
-		if (reg->bufs_ptr >= (uintptr_t)pool &&
-		    reg->bufs_ptr + (__u64)reg->nr * sizeof(*b) <= (uintptr_t)pool + POOL_LEN)
+		if (reg->bufs_ptr >= (uintptr_t)pool && reg->bufs_ptr < end &&
+		    size <= end - reg->bufs_ptr)
 			for (i = 0; i < reg->nr; i++)
 				b[i].addr = b[i].addr == (uintptr_t)(r ? r->sqm : NULL) ?
 					    b[i].addr : tame(b[i].addr, b[i].len);
