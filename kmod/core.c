@@ -209,6 +209,12 @@ static void ws_queue_ready(struct ws_pool *pool, struct ws_worker *worker,
 static void ws_group_complete(struct ws_group *group)
 {
 	/*
+	 * Read the callback while our task still counts in the group: once
+	 * the count reaches zero the waiter may free or reuse the group.
+	 */
+	void (*done)(struct ws_group *group) = group->done;
+
+	/*
 	 * Fully ordered: the task's writes come before the count reaches
 	 * zero (pairs with the acquire in ws_group_done()), and the count
 	 * comes before wake_up_var()'s check for waiters (pairs with the
@@ -216,8 +222,8 @@ static void ws_group_complete(struct ws_group *group)
 	 * the decrement too, so it sees every task's writes.
 	 */
 	if (atomic_dec_and_test(&group->pending)) {
-		if (group->done)
-			group->done(group);
+		if (done)
+			done(group);
 		else
 			wake_up_var(&group->pending);
 	}
