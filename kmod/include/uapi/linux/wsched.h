@@ -383,7 +383,7 @@ struct wsched_enter {
 
 /* Most registered buffers, and the most bytes of one. */
 #define WSCHED_MAX_BUFS		256
-#define WSCHED_BUF_MAX_LEN	(1ULL << 30)
+#define WSCHED_BUF_MAX_LEN	_BITULL(30)
 
 /**
  * struct wsched_buf - one buffer to register
