@@ -47,20 +47,54 @@ struct ws_dep {
 	struct ws_task *succ;
 };
 
+/* The join slot of @pool that the current thread owns, or NULL. */
+static struct ws_worker *ws_current_joined(struct ws_pool *pool)
+{
+	/* A snapshot: only we can set or clear the bit of our own slot. */
+	unsigned long joined = READ_ONCE(pool->joined);
+	unsigned int i;
+
+	for_each_set_bit(i, &joined, WS_MAX_JOINED) {
+		struct ws_worker *slot = pool->workers[pool->nr_cpus + i];
+
+		/* Only the owner stores its own task pointer here. */
+		if (READ_ONCE(slot->thread) == current)
+			return slot;
+	}
+	return NULL;
+}
+
 /*
- * The worker of @pool that the current thread is, or NULL.  Only a task
- * running in process context on one of the pool's kthreads is a worker:
- * an interrupt on a worker's CPU must never touch the worker's deque.
+ * The slot of @pool that the current thread owns, or NULL.  Only a thread
+ * running in process context can own one: an interrupt on a worker's CPU
+ * must never touch the worker's deque.
+ *
+ * O(1) for the pool's workers: a worker kthread is bound to its CPU, so
+ * if we are the worker of this CPU the CPU number cannot change under us,
+ * and any other thread fails the compare whatever CPU it reads.  A worker
+ * that CPU hotplug has already pushed off its CPU (before its offline
+ * callback stops it) is found through its kthread data; threads that
+ * joined the pool are found in the few join slots.
  */
 static struct ws_worker *ws_current_worker(struct ws_pool *pool)
 {
 	struct ws_worker *worker;
 
-	if (!in_task() || !(current->flags & PF_KTHREAD) ||
-	    kthread_func(current) != ws_worker_thread)
+	if (!in_task())
 		return NULL;
-	worker = kthread_data(current);
-	return worker->pool == pool ? worker : NULL;
+	worker = pool->workers[raw_smp_processor_id()];
+	/* Only the owner stores its own task pointer here. */
+	if (likely(READ_ONCE(worker->thread) == current))
+		return worker;
+	if ((current->flags & PF_KTHREAD) &&
+	    kthread_func(current) == ws_worker_thread) {
+		worker = kthread_data(current);
+		return worker->pool == pool ? worker : NULL;
+	}
+	/* Unordered: a thread that joined set the bit itself, earlier. */
+	if (likely(!READ_ONCE(pool->joined)))
+		return NULL;
+	return ws_current_joined(pool);
 }
 
 /**
@@ -123,6 +157,7 @@ bool ws_pool_has_work(struct ws_pool *pool)
 	for (cpu = 0; cpu < pool->nr_slots; cpu++) {
 		struct ws_worker *worker = pool->workers[cpu];
 
+		/* Join slots: deques only (their mailboxes stay empty). */
 		if (ws_deque_size(&worker->deque) ||
 		    !llist_empty(&worker->mailbox))
 			return true;
@@ -137,6 +172,7 @@ bool ws_pool_has_work(struct ws_pool *pool)
  */
 void ws_wake_locked(struct ws_pool *pool, struct ws_worker *worker)
 {
+	lockdep_assert_held(&pool->idle_lock);
 	list_del_init(&worker->idle_node);
 	atomic_dec(&pool->nr_idle);
 	/*
@@ -371,6 +407,11 @@ static struct ws_task *ws_release_successors(struct ws_worker *worker,
 		 */
 		if (!atomic_dec_and_test(&succ->deps))
 			continue;
+		/*
+		 * Ours alone now: set the running state (see
+		 * ws_task_release_spawn_ref()) before publishing the task.
+		 */
+		atomic_set(&succ->deps, 1);
 		pool = succ->group->pool;
 		ws_stat_inc(pool, released);
 		if (pool != worker->pool ||
@@ -387,16 +428,28 @@ static struct ws_task *ws_release_successors(struct ws_worker *worker,
 /*
  * Drop @task's spawn reference.  Return true if it is ready to run, false
  * if predecessors still hold it back (the last one to finish queues it).
+ *
+ * A task that runs always has deps == 1, whichever way it became ready:
+ * ws_task_precede() on a running task (one that then returns itself to
+ * run again after the new predecessor) counts from 1 like on a fresh one.
  */
 static bool ws_task_release_spawn_ref(struct ws_pool *pool,
 				      struct ws_task *task)
 {
-	/* deps == 1: only the spawn reference, no predecessor left. */
-	if (likely(atomic_read(&task->deps) == 1))
+	/*
+	 * deps == 1: only the spawn reference, no predecessor left.  Acquire
+	 * pairs with the fully ordered decrement of the last predecessor to
+	 * finish (ws_release_successors()): its writes happen before the
+	 * task runs here.
+	 */
+	if (likely(atomic_read_acquire(&task->deps) == 1))
 		return true;
 	/* Fully ordered; pairs with the decrements of finishing predecessors. */
-	if (atomic_dec_and_test(&task->deps))
+	if (atomic_dec_and_test(&task->deps)) {
+		/* Back to the running state; nobody else holds a reference. */
+		atomic_set(&task->deps, 1);
 		return true;
+	}
 	ws_stat_inc(pool, deferred);
 	return false;
 }
@@ -502,7 +555,9 @@ static struct ws_task *ws_take_fifo(struct ws_pool *pool)
  *
  * The task goes to the mailbox of @cpu's worker, which takes it when it
  * has nothing of its own to run; a worker that is out of work may still
- * steal it from there.  If @cpu has no worker, this is ws_spawn().
+ * steal it from there: if @cpu's worker is busy when the task is mailed,
+ * an idle worker is woken to do so.  If @cpu has no worker, this is
+ * ws_spawn().
  * Callable from any context.
  */
 void ws_spawn_on(struct ws_group *group, struct ws_task *task, int cpu)
@@ -512,7 +567,7 @@ void ws_spawn_on(struct ws_group *group, struct ws_task *task, int cpu)
 	unsigned long flags;
 
 	/* A hint only: the check races with hotplug, handled below. */
-	if (cpu < 0 || cpu >= pool->nr_slots ||
+	if (cpu < 0 || cpu >= pool->nr_cpus ||
 	    !READ_ONCE(pool->workers[cpu]->thread)) {
 		ws_spawn(group, task);
 		return;
@@ -542,9 +597,19 @@ void ws_spawn_on(struct ws_group *group, struct ws_task *task, int cpu)
 	}
 	if (!atomic_read(&pool->nr_idle))
 		return;
+	/*
+	 * Wake the target if it sleeps.  If it is busy it may not read its
+	 * mailbox for a long time (a long task, an isolated region, a wait
+	 * too deep to take other work): wake another worker, which takes
+	 * the task from the mailbox once it finds nothing else to run.
+	 */
 	spin_lock_irqsave(&pool->idle_lock, flags);
 	if (!list_empty(&target->idle_node))
 		ws_wake_locked(pool, target);
+	else if (!list_empty(&pool->idle_list))
+		ws_wake_locked(pool, list_first_entry(&pool->idle_list,
+						      struct ws_worker,
+						      idle_node));
 	spin_unlock_irqrestore(&pool->idle_lock, flags);
 }
 EXPORT_SYMBOL_GPL(ws_spawn_on);
@@ -642,21 +707,24 @@ static struct ws_task *ws_take_injected(struct ws_worker *worker)
 	return first;
 }
 
-/* Rule 3: steal the oldest task of a random victim, trying every worker. */
+/* Rule 3: steal the oldest task of a random victim, trying every slot. */
 static struct ws_task *ws_steal(struct ws_worker *thief)
 {
 	struct ws_pool *pool = thief->pool;
 	unsigned int nr = pool->nr_slots;
 	unsigned int start = reciprocal_scale(ws_next_rand(thief), nr);
+	/* A hint: a join slot's deque is empty before its bit is cleared. */
+	unsigned long joined = READ_ONCE(pool->joined);
 	unsigned int i;
 
 	for (i = 0; i < nr; i++) {
-		unsigned int cpu = start + i < nr ? start + i : start + i - nr;
-		struct ws_worker *victim = pool->workers[cpu];
+		unsigned int slot = start + i < nr ? start + i : start + i - nr;
+		struct ws_worker *victim = pool->workers[slot];
 		struct ws_task *task;
 		bool lost_race;
 
-		if (victim == thief)
+		if (victim == thief || (slot >= pool->nr_cpus &&
+					!test_bit(slot - pool->nr_cpus, &joined)))
 			continue;
 		do {
 			lost_race = false;
@@ -664,15 +732,19 @@ static struct ws_task *ws_steal(struct ws_worker *thief)
 		} while (!task && lost_race);
 		if (task) {
 			ws_stat_inc(pool, stolen);
-			trace_wsched_steal(pool, task, cpu);
+			trace_wsched_steal(pool, task, slot);
 			/* Cascade: more left there, so wake a helper. */
 			if (ws_deque_size(&victim->deque))
 				ws_wake_one(pool);
 			return task;
 		}
 	}
-	/* Last resort: tasks mailed to busy workers. */
-	for (i = 0; i < nr; i++) {
+	/*
+	 * Last resort: tasks mailed to busy workers.  Not for threads that
+	 * joined: they spin while they wait and would take mail from under
+	 * an idle target that was just woken for it.
+	 */
+	for (i = 0; thief->cpu < pool->nr_cpus && i < pool->nr_cpus; i++) {
 		struct ws_task *task = ws_take_mail(pool->workers[i]);
 
 		if (task) {
@@ -878,10 +950,186 @@ static void ws_nap_on_group(struct ws_group *group, bool forever)
 	finish_wait(wq, &wbq.wq_entry);
 }
 
-/* A worker waits by running tasks until the group completes. */
+/*
+ * Claim a free join slot of @pool for a thread that is not one of its
+ * workers.  The caller sets the slot's thread.  Return NULL if all
+ * %WS_MAX_JOINED are taken.
+ */
+static struct ws_worker *ws_claim_slot(struct ws_pool *pool)
+{
+	struct ws_worker *slot;
+	unsigned int i;
+
+	do {
+		i = ffz(READ_ONCE(pool->joined));
+		if (i >= WS_MAX_JOINED)
+			return NULL;
+		/*
+		 * Acquire: the previous owner's deque operations happen
+		 * before ours; pairs with clear_bit_unlock() in
+		 * ws_release_slot().
+		 */
+	} while (test_and_set_bit_lock(i, &pool->joined));
+	slot = pool->workers[pool->nr_cpus + i];
+	slot->wait_depth = 0;
+	slot->isolation = 0;
+	return slot;
+}
+
+/*
+ * Give up a join slot.  Tasks still on its deque (spawned by tasks the
+ * owner ran and left for others) go to the injection queue first: a join
+ * slot holds tasks only while it is claimed.
+ */
+static void ws_release_slot(struct ws_worker *slot)
+{
+	struct ws_pool *pool = slot->pool;
+	struct ws_task *task;
+
+	while ((task = ws_deque_pop(&slot->deque)))
+		ws_inject(pool, task);
+	WRITE_ONCE(slot->thread, NULL);
+	/* Release; pairs with test_and_set_bit_lock() in ws_claim_slot(). */
+	clear_bit_unlock(slot->cpu - pool->nr_cpus, &pool->joined);
+}
+
+/*
+ * The current thread joins @pool in a slot of its own, if one is free.
+ * Only pools without attributes take threads that join: the attributes
+ * bound where, how many at once and at what priority the pool's tasks
+ * run, and a thread that joins brings its own CPU and nice level.
+ */
+static struct ws_worker *ws_join(struct ws_pool *pool)
+{
+	struct ws_worker *slot;
+
+	if (!pool->joinable)
+		return NULL;
+	slot = ws_claim_slot(pool);
+	if (slot) {
+		WRITE_ONCE(slot->thread, current);
+		ws_stat_inc(pool, joined);
+	}
+	return slot;
+}
+
+/*
+ * A compensation thread: runs whatever @arg's pool has queued, from a
+ * fresh stack, until it finds nothing for a while; then it leaves.
+ */
+static int ws_compensator_thread(void *arg)
+{
+	struct ws_worker *slot = arg;
+	struct ws_task *task = NULL;
+	unsigned int empty_rounds = 0;
+
+	/* A task returned for bypass must run even when we would stop. */
+	while (task || !READ_ONCE(ws_frozen)) {
+		task = ws_next_task(slot, task, WS_RUN_ANY);
+		if (task) {
+			task = ws_execute(slot, task);
+			empty_rounds = 0;
+			cond_resched();
+			continue;
+		}
+		if (++empty_rounds > WS_SPIN_ROUNDS)
+			break;
+		cpu_relax();
+	}
+	/* Our last access to the pool: it may be destroyed once released. */
+	ws_release_slot(slot);
+	return 0;
+}
+
+/**
+ * ws_reap_compensator - wait for a join slot's last compensation thread
+ * @slot: a join slot, claimed by the caller or in a pool being destroyed
+ *
+ * The thread released the slot as its last access to the pool; it may
+ * still be on its way out, in kthread code.
+ */
+void ws_reap_compensator(struct ws_worker *slot)
+{
+	if (!slot->compensator)
+		return;
+	kthread_stop(slot->compensator);
+	put_task_struct(slot->compensator);
+	slot->compensator = NULL;
+}
+
+/*
+ * Start a compensation thread in a join slot: every thread of @pool is
+ * in a wait that may not run what is queued (too deep in nested waits or
+ * inside an isolated region), so without a thread from a fresh stack
+ * nothing would run it.  Like ForkJoinPool's compensation for managed
+ * blocking; the thread leaves once the work is gone.  A stuck wait
+ * retries every tick, so a failure here only delays.
+ */
+static void ws_compensate(struct ws_pool *pool)
+{
+	struct task_struct *thread;
+	struct ws_worker *slot;
+
+	if (READ_ONCE(ws_frozen))
+		return;
+	slot = ws_claim_slot(pool);
+	if (!slot)
+		return;
+	ws_reap_compensator(slot);
+	thread = kthread_create(ws_compensator_thread, slot, "ws/c%u:%s",
+				slot->cpu - pool->nr_cpus, pool->name);
+	if (IS_ERR(thread)) {
+		ws_release_slot(slot);
+		return;
+	}
+	/* Reaped with kthread_stop(), which needs the task to stay. */
+	get_task_struct(thread);
+	slot->compensator = thread;
+	/* Best effort: with no active CPU in the mask it runs anywhere. */
+	set_cpus_allowed_ptr(thread, pool->cpumask);
+	set_user_nice(thread, pool->nice);
+	WRITE_ONCE(slot->thread, thread);
+	ws_stat_inc(pool, compensated);
+	wake_up_process(thread);
+}
+
+/*
+ * A wait that may not take everything (@scope, or an isolated region)
+ * found nothing it may run.  Before napping a tick, make sure that what
+ * is queued in the pool has a thread that can run it: wake an idle
+ * worker, or, if every thread of the pool is stuck like us, start a
+ * compensation thread.
+ */
+static void ws_nap_stuck(struct ws_worker *worker, struct ws_group *group)
+{
+	struct ws_pool *pool = worker->pool;
+
+	atomic_inc(&pool->nr_stuck);
+	/*
+	 * Order our stuck mark and our own pushes before reading the
+	 * queues and counters.  Pairs with the smp_mb() in
+	 * ws_worker_sleep(): a worker going to sleep either sees our tasks
+	 * or we see it idle; and with this barrier in other stuck threads,
+	 * so that the last of them to get stuck sees all the others.
+	 */
+	smp_mb__after_atomic();
+	if (ws_pool_has_work(pool)) {
+		if (atomic_read(&pool->nr_idle))
+			ws_wake_one(pool);
+		else if (atomic_read(&pool->nr_stuck) >=
+			 READ_ONCE(pool->nr_threads) +
+			 hweight_long(READ_ONCE(pool->joined)))
+			ws_compensate(pool);
+	}
+	ws_nap_on_group(group, false);
+	atomic_dec(&pool->nr_stuck);
+}
+
+/* A pool thread waits by running tasks until the group completes. */
 static void ws_worker_wait(struct ws_worker *worker, struct ws_group *group)
 {
 	enum ws_scope scope = ws_wait_scope(worker);
+	bool restricted = scope != WS_RUN_ANY || worker->isolation;
 	unsigned int empty_rounds = 0;
 	struct ws_task *task = NULL;
 
@@ -900,37 +1148,67 @@ static void ws_worker_wait(struct ws_worker *worker, struct ws_group *group)
 			continue;
 		}
 		empty_rounds = 0;
-		/* Too deep to run anything: sleep until the group is done. */
-		ws_nap_on_group(group, scope == WS_RUN_NOTHING);
+		if (restricted)
+			ws_nap_stuck(worker, group);
+		else
+			ws_nap_on_group(group, false);
 	}
 	worker->wait_depth--;
+}
+
+/*
+ * ws_group_wait() from a thread that is not one of the pool's: join the
+ * pool in a slot of our own and run tasks like a worker until the group
+ * is done; with every join slot taken, just sleep.
+ */
+static void ws_external_wait(struct ws_pool *pool, struct ws_group *group)
+{
+	struct ws_worker *slot = ws_join(pool);
+
+	if (!slot) {
+		ws_nap_on_group(group, true);
+		return;
+	}
+	ws_worker_wait(slot, group);
+	ws_release_slot(slot);
 }
 
 /**
  * ws_group_wait - wait until every task of a group has finished
  * @group: the group
  *
- * On a worker of the group's pool, the caller keeps running tasks (its
- * own deque first, then mailed, queued, injected and stolen ones) until
- * the group is complete, within the bounds of %WS_MAX_STEAL_DEPTH and
- * %WS_MAX_WAIT_DEPTH, which keep nested waits within the kernel stack.
- * Any other caller sleeps (TASK_IDLE) and must be allowed to sleep.
+ * The caller runs tasks of the group's pool while it waits (its own deque
+ * first, then mailed, queued, injected and stolen ones) until the group is
+ * complete.  A thread that is not one of the pool's workers joins the
+ * pool for the wait, in one of its %WS_MAX_JOINED join slots: tasks it
+ * spawns meanwhile go to its own deque, where workers may steal them, and
+ * the CPU time of the tasks it runs is its own.  With every join slot
+ * taken, or in a pool created with attributes (a CPU mask, a worker limit
+ * or a nice level, which only the pool's own workers keep), it sleeps
+ * (TASK_IDLE) instead.  Nested waits stay within the
+ * bounds of %WS_MAX_STEAL_DEPTH and %WS_MAX_WAIT_DEPTH, which keep them
+ * within the kernel stack.
+ *
+ * The caller may run any task of the pool, so it must not hold a lock
+ * that a task of the pool may take (or should wait inside ws_isolate()).
  *
  * When it returns, the group is empty and may be reused or freed, and the
  * writes of its tasks are visible to the caller.
  *
+ * Context: process context, may sleep.
  * Return: 0; the first error a task reported with ws_task_fail(); or
  * -ECANCELED if the group was cancelled and no task reported an error.
  */
 int ws_group_wait(struct ws_group *group)
 {
-	struct ws_worker *worker = ws_current_worker(group->pool);
+	struct ws_pool *pool = group->pool;
+	struct ws_worker *worker = ws_current_worker(pool);
 	int error;
 
 	if (worker)
 		ws_worker_wait(worker, group);
 	else if (!ws_group_done(group))
-		ws_nap_on_group(group, true);
+		ws_external_wait(pool, group);
 	/* Ordered after the tasks by the acquire in ws_group_done(). */
 	error = READ_ONCE(group->error);
 	if (error)
@@ -939,37 +1217,79 @@ int ws_group_wait(struct ws_group *group)
 }
 EXPORT_SYMBOL_GPL(ws_group_wait);
 
+/*
+ * Run @fn(@arg) as a thread of @pool, in an isolated region if @isolate.
+ * A thread that is not one of the pool's joins it for the call.
+ */
+static int ws_run_in_pool(struct ws_pool *pool, bool isolate,
+			  int (*fn)(void *arg), void *arg)
+{
+	struct ws_worker *worker = ws_current_worker(pool);
+	struct ws_worker *joined = NULL;
+	unsigned long outer;
+	u8 region;
+	int ret;
+
+	if (!worker) {
+		joined = ws_join(pool);
+		if (!joined)
+			return fn(arg);
+		worker = joined;
+	}
+	/* The address of a frame variable is unique while the region runs. */
+	outer = worker->isolation;
+	if (isolate)
+		worker->isolation = (unsigned long)&region;
+	ret = fn(arg);
+	worker->isolation = outer;
+	if (joined)
+		ws_release_slot(joined);
+	return ret;
+}
+
+/**
+ * ws_pool_execute - run a function as a thread of a pool
+ * @pool: the pool; NULL for ws_system_pool
+ * @fn: the function
+ * @arg: its argument
+ *
+ * Like oneTBB's task_arena::execute(): a thread that is not one of
+ * @pool's workers joins the pool in a join slot for the duration of
+ * @fn, so the tasks @fn spawns go to the caller's own deque (others steal
+ * them from there) and its waits run tasks on the caller's own CPU time,
+ * with no hand-off to a worker.  On a worker of @pool, when every join
+ * slot is taken, or in a pool created with attributes, this just calls
+ * @fn.
+ *
+ * Context: process context, may sleep.
+ * Return: what @fn returned.
+ */
+int ws_pool_execute(struct ws_pool *pool, int (*fn)(void *arg), void *arg)
+{
+	return ws_run_in_pool(pool ? pool : ws_system_pool, false, fn, arg);
+}
+EXPORT_SYMBOL_GPL(ws_pool_execute);
+
 /**
  * ws_isolate - run a function in an isolated region of a pool
  * @pool: the pool; NULL for ws_system_pool
  * @fn: the function
  * @arg: its argument
  *
- * While @fn runs on a worker of @pool, the waits it makes (and those of
- * the tasks it spawns, wherever they run) take only tasks spawned inside
- * the region: a lock held around a nested parallel call cannot be entered
- * again by an unrelated task that the waiting worker picked up.  Outside
- * the pool's workers the caller sleeps while it waits, so this just calls
- * @fn.  Regions nest.  Isolated waits neither steal nor take queued work;
- * other workers still steal the region's tasks.
+ * While @fn runs, the waits it makes (and those of the tasks it spawns,
+ * wherever they run) take only tasks spawned inside the region: a lock
+ * held around a nested parallel call cannot be entered again by an
+ * unrelated task that the waiting thread picked up.  A thread that is not
+ * one of @pool's workers joins the pool for the call, as with
+ * ws_pool_execute(); with every join slot taken its waits sleep, which
+ * isolates trivially.  Regions nest.  Isolated waits neither steal nor
+ * take queued work; other workers still steal the region's tasks.
  *
+ * Context: process context, may sleep.
  * Return: what @fn returned.
  */
 int ws_isolate(struct ws_pool *pool, int (*fn)(void *arg), void *arg)
 {
-	struct ws_worker *worker = ws_current_worker(pool ? pool :
-						      ws_system_pool);
-	unsigned long outer;
-	u8 region;
-	int ret;
-
-	if (!worker)
-		return fn(arg);
-	/* The address of a frame variable is unique while the region runs. */
-	outer = worker->isolation;
-	worker->isolation = (unsigned long)&region;
-	ret = fn(arg);
-	worker->isolation = outer;
-	return ret;
+	return ws_run_in_pool(pool ? pool : ws_system_pool, true, fn, arg);
 }
 EXPORT_SYMBOL_GPL(ws_isolate);

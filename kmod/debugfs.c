@@ -13,7 +13,7 @@ static struct dentry *ws_debugfs_root;
 static const char *const ws_stat_names[] = {
 	"spawned", "executed", "bypassed", "popped", "stolen", "steal_failed",
 	"injected", "sleeps", "wakeups", "enqueued", "mailed", "cancelled",
-	"deferred", "released",
+	"deferred", "released", "joined", "compensated",
 };
 
 static void ws_stats_row(struct seq_file *m, const struct ws_pool_stats *s)

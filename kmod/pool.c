@@ -18,7 +18,6 @@
 #include <linux/wsched.h>
 
 #include "wsched_internal.h"
-#include "ws_dev.h"
 
 /* The default pool, with a worker on every online housekeeping CPU. */
 struct ws_pool *ws_system_pool;
@@ -89,18 +88,14 @@ static struct notifier_block ws_pm_nb = {
 };
 
 /*
- * CPU hotplug: start a worker thread when its CPU comes online, if the
- * pool's mask has the CPU and the pool is below its worker limit.
+ * Start the worker thread of @cpu.  From the hotplug callbacks only, which
+ * hold the CPU hotplug lock (lockdep_assert_cpus_held() is not exported).
  */
-static int ws_cpu_online(unsigned int cpu, struct hlist_node *node)
+static int ws_start_worker(struct ws_pool *pool, unsigned int cpu)
 {
-	struct ws_pool *pool = hlist_entry(node, struct ws_pool, cpuhp_node);
 	struct ws_worker *worker = pool->workers[cpu];
 	struct task_struct *thread;
 
-	if (!cpumask_test_cpu(cpu, pool->cpumask) ||
-	    (pool->max_workers && pool->nr_threads >= pool->max_workers))
-		return 0;
 	thread = kthread_create_on_node(ws_worker_thread, worker,
 					cpu_to_node(cpu), "ws/%u:%s", cpu,
 					pool->name);
@@ -110,9 +105,44 @@ static int ws_cpu_online(unsigned int cpu, struct hlist_node *node)
 	set_user_nice(thread, pool->nice);
 	/* Read locklessly by ws_spawn_on() as a hint only. */
 	WRITE_ONCE(worker->thread, thread);
-	pool->nr_threads++;
+	WRITE_ONCE(pool->nr_threads, pool->nr_threads + 1);
 	wake_up_process(thread);
 	return 0;
+}
+
+/*
+ * CPU hotplug: start a worker thread when its CPU comes online, if the
+ * pool's mask has the CPU and the pool is below its worker limit.
+ */
+static int ws_cpu_online(unsigned int cpu, struct hlist_node *node)
+{
+	struct ws_pool *pool = hlist_entry(node, struct ws_pool, cpuhp_node);
+
+	if (!cpumask_test_cpu(cpu, pool->cpumask) ||
+	    (pool->max_workers && pool->nr_threads >= pool->max_workers))
+		return 0;
+	return ws_start_worker(pool, cpu);
+}
+
+/*
+ * A pool with a worker limit has workers on only some of its CPUs: when
+ * one of them goes offline, start a worker on another online CPU of the
+ * mask that has none, so that the pool keeps its number of workers while
+ * it has CPUs for them.  Best effort: a failure leaves one fewer.
+ */
+static void ws_replace_worker(struct ws_pool *pool, unsigned int dying)
+{
+	unsigned int cpu;
+
+	/* Not when the pool is being destroyed: every worker stops. */
+	if (!pool->max_workers || pool->dying)
+		return;
+	for_each_cpu_and(cpu, pool->cpumask, cpu_online_mask) {
+		if (cpu != dying && !pool->workers[cpu]->thread) {
+			ws_start_worker(pool, cpu);
+			return;
+		}
+	}
 }
 
 /*
@@ -132,7 +162,8 @@ static int ws_cpu_offline(unsigned int cpu, struct hlist_node *node)
 		return 0;
 	kthread_stop(worker->thread);
 	WRITE_ONCE(worker->thread, NULL);
-	pool->nr_threads--;
+	WRITE_ONCE(pool->nr_threads, pool->nr_threads - 1);
+	ws_replace_worker(pool, cpu);
 	/* The owner is gone (kthread_stop() orders us after it). */
 	while ((task = ws_deque_pop(&worker->deque)))
 		ws_inject(pool, task);
@@ -169,13 +200,17 @@ static int ws_pool_setup(struct ws_pool *pool, const char *name,
 	int ret;
 
 	strscpy(pool->name, name, sizeof(pool->name));
-	pool->nr_slots = nr_cpu_ids;
+	pool->nr_cpus = nr_cpu_ids;
+	pool->nr_slots = nr_cpu_ids + WS_MAX_JOINED;
 	init_llist_head(&pool->inject);
 	spin_lock_init(&pool->fifo_lock);
 	pool->fifo_tail = &pool->fifo_head;
 	atomic_set(&pool->nr_idle, 0);
+	atomic_set(&pool->nr_stuck, 0);
 	spin_lock_init(&pool->idle_lock);
 	INIT_LIST_HEAD(&pool->idle_list);
+	pool->joinable = !attrs || (!attrs->cpumask && !attrs->max_workers &&
+				    !attrs->nice);
 	if (attrs) {
 		pool->max_workers = attrs->max_workers;
 		pool->nice = clamp(attrs->nice, MIN_NICE, MAX_NICE);
@@ -191,23 +226,27 @@ static int ws_pool_setup(struct ws_pool *pool, const char *name,
 		return -EINVAL;
 
 	pool->stats = alloc_percpu(struct ws_cpu_stats);
-	pool->workers = kcalloc(nr_cpu_ids, sizeof(*pool->workers), GFP_KERNEL);
+	pool->workers = kcalloc(pool->nr_slots, sizeof(*pool->workers),
+				GFP_KERNEL);
 	if (!pool->stats || !pool->workers)
 		return -ENOMEM;
 	/*
 	 * A worker for every CPU number below nr_cpu_ids, possible or not:
 	 * victim scans and idle checks index the array without any check.
+	 * Then the join slots, whose deques start small.
 	 */
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		int node = cpu_possible(cpu) ? cpu_to_node(cpu) : NUMA_NO_NODE;
+	for (cpu = 0; cpu < pool->nr_slots; cpu++) {
+		bool join = cpu >= nr_cpu_ids;
+		int node = !join && cpu_possible(cpu) ? cpu_to_node(cpu) :
+							NUMA_NO_NODE;
 		struct ws_worker *worker;
 
 		worker = kzalloc_node(sizeof(*worker), GFP_KERNEL, node);
 		if (!worker)
 			return -ENOMEM;
 		pool->workers[cpu] = worker;
-		ret = ws_deque_init(&worker->deque, WS_DEQUE_INIT_SLOTS,
-				    GFP_KERNEL);
+		ret = ws_deque_init(&worker->deque, join ? WS_DEQUE_JOIN_SLOTS :
+				    WS_DEQUE_INIT_SLOTS, GFP_KERNEL);
 		if (ret)
 			return ret;
 		worker->pool = pool;
@@ -291,14 +330,26 @@ struct ws_pool *ws_pool_create(const char *name)
 }
 EXPORT_SYMBOL_GPL(ws_pool_create);
 
-/* Every thread of the pool asleep and nothing queued. */
+/*
+ * Nothing queued, every worker asleep and no thread joined.  The queues
+ * are read first: a worker takes itself off the idle list before it takes
+ * a task, so one that took the last task after our read of the queues is
+ * not counted idle by the read of nr_idle that follows.
+ */
 static bool ws_pool_quiescent(struct ws_pool *pool)
 {
 	bool quiet;
 
 	cpus_read_lock();
-	quiet = atomic_read(&pool->nr_idle) == pool->nr_threads &&
-		!ws_pool_has_work(pool);
+	quiet = !ws_pool_has_work(pool);
+	/*
+	 * Order the reads of the queues before those of the counters;
+	 * pairs with the smp_mb() of ws_worker_sleep() between its idle
+	 * mark and its recheck of the queues.
+	 */
+	smp_rmb();
+	quiet = quiet && atomic_read(&pool->nr_idle) == pool->nr_threads &&
+		!READ_ONCE(pool->joined);
 	cpus_read_unlock();
 	return quiet;
 }
@@ -315,6 +366,7 @@ static bool ws_pool_quiescent(struct ws_pool *pool)
  */
 void ws_pool_destroy(struct ws_pool *pool)
 {
+	unsigned int i;
 	bool pinned;
 
 	if (IS_ERR_OR_NULL(pool))
@@ -323,10 +375,15 @@ void ws_pool_destroy(struct ws_pool *pool)
 		return;
 	while (!ws_pool_quiescent(pool))
 		schedule_timeout_idle(1);
+	for (i = pool->nr_cpus; i < pool->nr_slots; i++)
+		ws_reap_compensator(pool->workers[i]);
 	mutex_lock(&ws_pools_lock);
 	list_del(&pool->list);
 	mutex_unlock(&ws_pools_lock);
 	ws_debugfs_remove_pool(pool);
+	cpus_read_lock();
+	pool->dying = true;
+	cpus_read_unlock();
 	cpuhp_state_remove_instance(ws_cpuhp_state, &pool->cpuhp_node);
 	pinned = pool->pinned;
 	ws_pool_free(pool);
@@ -387,7 +444,12 @@ struct module *ws_owner_module(void)
 }
 EXPORT_SYMBOL_NS_GPL(ws_owner_module, WSCHED_INTERNAL);
 
-static int __init ws_init(void)
+/**
+ * ws_hotplug_init - set up the CPU hotplug state that pools join
+ *
+ * Return: 0 or a negative errno.
+ */
+int ws_hotplug_init(void)
 {
 	int ret;
 
@@ -396,38 +458,48 @@ static int __init ws_init(void)
 	if (ret < 0)
 		return ret;
 	ws_cpuhp_state = ret;
-	ws_debugfs_init();
-	/* The module's own pool must not pin the module. */
-	ws_system_pool = ws_pool_new("system", NULL, false);
-	if (IS_ERR(ws_system_pool)) {
-		ret = PTR_ERR(ws_system_pool);
-		ws_debugfs_exit();
-		cpuhp_remove_multi_state(ws_cpuhp_state);
-		return ret;
-	}
-	register_pm_notifier(&ws_pm_nb);
-	ret = ws_dev_init();
-	if (ret) {
-		ws_pool_destroy(ws_system_pool);
-		ws_debugfs_exit();
-		cpuhp_remove_multi_state(ws_cpuhp_state);
-		return ret;
-	}
-	pr_info("%u workers\n", ws_pool_nr_workers(ws_system_pool));
 	return 0;
 }
 
-static void __exit ws_exit(void)
+/** ws_hotplug_exit - remove the CPU hotplug state; no pool may be left */
+void ws_hotplug_exit(void)
 {
-	ws_dev_exit();
-	unregister_pm_notifier(&ws_pm_nb);
-	ws_pool_destroy(ws_system_pool);
-	ws_debugfs_exit();
 	cpuhp_remove_multi_state(ws_cpuhp_state);
 }
 
-module_init(ws_init);
-module_exit(ws_exit);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Work-stealing thread pools");
-MODULE_AUTHOR("wsched developers");
+/**
+ * ws_system_pool_init - create ws_system_pool
+ *
+ * The module's own pool does not pin the module.
+ *
+ * Return: 0 or a negative errno.
+ */
+int ws_system_pool_init(void)
+{
+	ws_system_pool = ws_pool_new("system", NULL, false);
+	if (IS_ERR(ws_system_pool))
+		return PTR_ERR(ws_system_pool);
+	return 0;
+}
+
+/** ws_system_pool_exit - drain and destroy ws_system_pool */
+void ws_system_pool_exit(void)
+{
+	ws_pool_destroy(ws_system_pool);
+}
+
+/**
+ * ws_pm_init - freeze the pools around suspend and hibernation
+ *
+ * Return: 0 or a negative errno.
+ */
+int ws_pm_init(void)
+{
+	return register_pm_notifier(&ws_pm_nb);
+}
+
+/** ws_pm_exit - stop following suspend and hibernation */
+void ws_pm_exit(void)
+{
+	unregister_pm_notifier(&ws_pm_nb);
+}

@@ -13,6 +13,9 @@
 
 #include "ws_deque.h"
 
+/* Initial slots of a join slot's deque (it grows like any other). */
+#define WS_DEQUE_JOIN_SLOTS	32
+
 /* Empty rounds a worker spins through before it goes to sleep. */
 #define WS_SPIN_ROUNDS		64
 
@@ -27,19 +30,42 @@ struct ws_cpu_stats {
 	struct ws_pool_stats c;
 };
 
+/*
+ * Ownership of the fields below, as in kernel/workqueue.c:
+ *
+ * I: set when the pool is created, read-only afterwards.
+ * O: the thread that owns the slot (the one in @thread); nobody else
+ *    reads or writes it.
+ * L: pool->idle_lock.
+ * H: written by the CPU hotplug callbacks (serialised by the hotplug
+ *    lock); read locklessly with READ_ONCE() where marked.
+ * A: atomic or lock-free; each access says what it pairs with.
+ */
+
 /**
- * struct ws_worker - one worker of a pool, bound to one CPU
- * @deque: tasks this worker spawned; it pops them, others steal them
- * @pool: the pool
- * @thread: the kthread, or NULL while the CPU is offline or not used
- * @idle_node: link in the pool's idle list while asleep or about to be
- * @mailbox: tasks spawned with this worker's CPU as a hint
+ * struct ws_worker - a slot of a pool: a deque and the thread that owns it
+ * @deque: tasks the owner spawned; the owner pops them, others steal (A)
+ * @pool: the pool (I)
+ * @thread: the owner.  A CPU slot's is its bound kthread (H); a join
+ *	slot's is the thread that joined, set by it after claiming the slot
+ *	and cleared before releasing it.  Compared with current locklessly
+ *	(READ_ONCE()): only the owner ever stores its own task pointer.
+ * @idle_node: link in the pool's idle list while asleep (L); CPU slots only
+ * @mailbox: tasks spawned with this CPU as a hint (A); CPU slots only
  * @mailbox_lock: serialises takers of @mailbox (llist_del_first())
- * @cpu: the CPU the worker is bound to
- * @rand: state of the victim-choosing xorshift generator
- * @wait_depth: how many ws_group_wait() calls are nested on this worker
- * @ticks: tasks taken, to give the FIFO queue a regular turn
- * @isolation: tag of the isolated region the worker is in, or 0
+ * @cpu: the CPU of a CPU slot; nr_cpu_ids + index for a join slot (I)
+ * @rand: state of the victim-choosing xorshift generator (O)
+ * @wait_depth: how many ws_group_wait() calls are nested on the owner (O)
+ * @ticks: tasks taken, to give the FIFO queue a regular turn (O)
+ * @isolation: tag of the isolated region the owner is in, or 0 (O)
+ * @compensator: the last compensation thread started in this join slot,
+ *	with a task reference, until it is reaped (by whoever claims the
+ *	slot to start the next one, or by ws_pool_destroy())
+ *
+ * A pool has one slot per CPU number, owned by that CPU's worker kthread,
+ * and %WS_MAX_JOINED join slots for threads that join it for a while:
+ * external threads waiting for a group (ws_group_wait(),
+ * ws_pool_execute()) and compensation threads (see ws_compensate()).
  */
 struct ws_worker {
 	struct ws_deque deque;
@@ -53,34 +79,46 @@ struct ws_worker {
 	unsigned int wait_depth;
 	unsigned int ticks;
 	unsigned long isolation;
+	struct task_struct *compensator;
 };
 
 /**
  * struct ws_pool - a work-stealing thread pool
- * @name: the name, shown in debugfs and in worker thread names
- * @workers: one worker per possible CPU, indexed by CPU number
- * @nr_slots: number of entries of @workers (nr_cpu_ids)
- * @inject: tasks submitted from outside the pool's workers
+ * @name: the name, shown in debugfs and in worker thread names (I)
+ * @workers: the slots: @nr_cpus CPU slots indexed by CPU number, then
+ *	%WS_MAX_JOINED join slots (I)
+ * @nr_cpus: number of CPU slots (nr_cpu_ids) (I)
+ * @nr_slots: number of entries of @workers (I)
+ * @joined: bitmap of the join slots in use (A: claimed with
+ *	test_and_set_bit_lock(), released with clear_bit_unlock())
+ * @inject: tasks submitted from outside the pool's threads (A)
  * @fifo_lock: guards the FIFO queue
- * @fifo_head: oldest task queued by ws_enqueue(), or NULL
- * @fifo_tail: where the next enqueued task is linked
- * @nr_idle: number of workers on @idle_list
+ * @fifo_head: oldest task queued by ws_enqueue(), or NULL (fifo_lock;
+ *	read locklessly with READ_ONCE())
+ * @fifo_tail: where the next enqueued task is linked (fifo_lock)
+ * @nr_idle: number of workers on @idle_list (L for writes; read
+ *	locklessly)
  * @idle_lock: protects @idle_list and the wake-up of its workers
- * @idle_list: workers that are asleep or about to sleep
- * @nr_threads: workers with a running thread (changed under hotplug lock)
- * @cpumask: CPUs the pool may have workers on
- * @max_workers: most worker threads, 0 for no limit
- * @nice: nice level of the worker threads
- * @pinned: the pool holds a reference on the module
- * @list: link in the list of all pools
- * @stats: per-CPU event counters
+ * @idle_list: workers that are asleep or about to sleep (L)
+ * @nr_stuck: threads napping in a wait that may not run what is queued (A)
+ * @nr_threads: workers with a running thread (H; read with READ_ONCE())
+ * @cpumask: CPUs the pool may have workers on (I)
+ * @max_workers: most worker threads, 0 for no limit (I)
+ * @nice: nice level of the worker threads (I)
+ * @pinned: the pool holds a reference on the module (I)
+ * @joinable: created without attributes: threads that wait join it (I)
+ * @dying: ws_pool_destroy() is stopping the workers (H)
+ * @list: link in the list of all pools (ws_pools_lock)
+ * @stats: per-CPU event counters (this_cpu_inc() by whoever counts)
  * @cpuhp_node: instance of the pool in the CPU hotplug state
- * @debugfs_dir: the pool's debugfs directory
+ * @debugfs_dir: the pool's debugfs directory (I)
  */
 struct ws_pool {
 	char name[WS_NAME_LEN];
 	struct ws_worker **workers;
+	unsigned int nr_cpus;
 	unsigned int nr_slots;
+	unsigned long joined;
 	struct llist_head inject ____cacheline_aligned_in_smp;
 	spinlock_t fifo_lock ____cacheline_aligned_in_smp;	/* guards fifo */
 	struct llist_node *fifo_head;
@@ -88,11 +126,14 @@ struct ws_pool {
 	atomic_t nr_idle ____cacheline_aligned_in_smp;
 	spinlock_t idle_lock;		/* guards idle_list */
 	struct list_head idle_list;
+	atomic_t nr_stuck;
 	unsigned int nr_threads;
 	cpumask_var_t cpumask;
 	unsigned int max_workers;
 	int nice;
 	bool pinned;
+	bool joinable;
+	bool dying;
 	struct list_head list;
 	struct ws_cpu_stats __percpu *stats;
 	struct hlist_node cpuhp_node;
@@ -106,11 +147,19 @@ extern bool ws_frozen;
 int ws_worker_thread(void *arg);
 void ws_wake_locked(struct ws_pool *pool, struct ws_worker *worker);
 void ws_freeze_pools(bool freeze);
+void ws_reap_compensator(struct ws_worker *slot);
 bool ws_pool_has_work(struct ws_pool *pool);
 void ws_inject(struct ws_pool *pool, struct ws_task *task);
 bool ws_in_pool(struct ws_pool *pool);
 struct module *ws_owner_module(void);
 bool ws_should_split(struct ws_pool *pool);
+
+int ws_hotplug_init(void);
+void ws_hotplug_exit(void);
+int ws_system_pool_init(void);
+void ws_system_pool_exit(void);
+int ws_pm_init(void);
+void ws_pm_exit(void);
 
 void ws_debugfs_init(void);
 void ws_debugfs_exit(void);

@@ -99,6 +99,11 @@ struct ws_group {
  *	(isolcpus= and nohz_full= CPUs are left alone)
  * @max_workers: most workers (so most tasks run at once); 0 for no limit
  * @nice: nice level of the worker threads
+ *
+ * A pool created with any attribute set runs its tasks on its own threads
+ * only: a thread that waits for one of its groups sleeps instead of
+ * joining it (see ws_group_wait()), since it would bring its own CPU and
+ * nice level and add to the number of tasks running at once.
  */
 struct ws_pool_attrs {
 	const struct cpumask *cpumask;
@@ -122,6 +127,10 @@ struct ws_pool_attrs {
  * @cancelled: tasks whose group was cancelled before they started
  * @deferred: tasks spawned with unfinished predecessors
  * @released: tasks made ready by their last predecessor
+ * @joined: times a thread that is not a worker joined the pool to wait
+ *	(ws_group_wait(), ws_pool_execute(), ws_isolate())
+ * @compensated: compensation threads started because every thread of the
+ *	pool was in a wait that could not run what was queued
  */
 struct ws_pool_stats {
 	u64 spawned;
@@ -138,6 +147,8 @@ struct ws_pool_stats {
 	u64 cancelled;
 	u64 deferred;
 	u64 released;
+	u64 joined;
+	u64 compensated;
 };
 
 /**
@@ -160,12 +171,24 @@ struct ws_pool_stats {
  * WS_MAX_WAIT_DEPTH - how many nested waits may run tasks on one worker
  *
  * A wait nested this deep, or with less than a quarter of the kernel stack
- * left, runs no task at all: it sleeps until its group completes while
- * other workers steal the tasks it queued.  A spawn tree deeper than this
- * bound therefore needs other workers with room to run it; if every worker
- * of a pool is at the bound at once, the pool stops making progress.
+ * left, runs no task at all: it naps until its group completes while
+ * other threads steal the tasks it queued.  If every thread of the pool is
+ * in such a wait (or in an isolated wait) while tasks are queued, the pool
+ * starts a compensation thread, which runs them from a fresh stack and
+ * leaves once they are done; see Documentation/design.rst.
  */
 #define WS_MAX_WAIT_DEPTH 32
+
+/**
+ * WS_MAX_JOINED - how many threads may join a pool at once
+ *
+ * Threads that are not workers of a pool join it while they wait for one
+ * of its groups (ws_group_wait()) or run a function in it
+ * (ws_pool_execute(), ws_isolate()), each in a join slot with a deque of
+ * its own; compensation threads use the same slots.  With every slot
+ * taken, an external waiter sleeps instead of running tasks.
+ */
+#define WS_MAX_JOINED 16
 
 extern struct ws_pool *ws_system_pool;
 
@@ -187,6 +210,7 @@ bool ws_group_cancelled(struct ws_group *group);
 void ws_task_fail(struct ws_task *task, int error);
 int ws_task_precede(struct ws_task *pred, struct ws_task *succ, gfp_t gfp);
 int ws_isolate(struct ws_pool *pool, int (*fn)(void *arg), void *arg);
+int ws_pool_execute(struct ws_pool *pool, int (*fn)(void *arg), void *arg);
 
 /**
  * typedef ws_range_fn - body of a parallel loop over [@begin, @end)

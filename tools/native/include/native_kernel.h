@@ -118,6 +118,7 @@ struct module;
 #define EXPORT_SYMBOL_GPL(s)
 #define EXPORT_SYMBOL_NS_GPL(s, ns)
 #define EXPORT_SYMBOL_NS(s, ns)
+#define EXPORT_TRACEPOINT_SYMBOL_GPL(s)
 #define MODULE_LICENSE(s)
 #define MODULE_DESCRIPTION(s)
 #define MODULE_AUTHOR(s)
@@ -200,6 +201,25 @@ static inline bool test_bit(long nr, const volatile unsigned long *addr)
 { return __atomic_load_n((const unsigned long *)addr + BIT_WORD(nr), __ATOMIC_RELAXED) & BIT_MASK(nr); }
 static inline bool test_and_set_bit(long nr, volatile unsigned long *addr)
 { return __atomic_fetch_or((unsigned long *)addr + BIT_WORD(nr), BIT_MASK(nr), __ATOMIC_SEQ_CST) & BIT_MASK(nr); }
+static inline bool test_and_set_bit_lock(long nr, volatile unsigned long *addr)
+{ return __atomic_fetch_or((unsigned long *)addr + BIT_WORD(nr), BIT_MASK(nr), __ATOMIC_ACQUIRE) & BIT_MASK(nr); }
+static inline void clear_bit_unlock(long nr, volatile unsigned long *addr)
+{ __atomic_fetch_and((unsigned long *)addr + BIT_WORD(nr), ~BIT_MASK(nr), __ATOMIC_RELEASE); }
+/* First zero bit of a word; BITS_PER_LONG if there is none. */
+static inline unsigned long ffz(unsigned long word)
+{ return ~word ? (unsigned long)__builtin_ctzl(~word) : BITS_PER_LONG; }
+static inline unsigned long hweight_long(unsigned long w) { return (unsigned long)__builtin_popcountl(w); }
+static inline unsigned long native_next_bit(const unsigned long *w, unsigned long size,
+					    unsigned long from)
+{
+	for (; from < size; from++)
+		if (w[BIT_WORD(from)] & BIT_MASK(from))
+			return from;
+	return size;
+}
+#define for_each_set_bit(bit, addr, size)					\
+	for ((bit) = native_next_bit((addr), (size), 0); (bit) < (size);	\
+	     (bit) = native_next_bit((addr), (size), (bit) + 1))
 
 /* ---- math ----------------------------------------------------------------- */
 static inline unsigned long roundup_pow_of_two(unsigned long n)
@@ -398,6 +418,9 @@ static inline unsigned int cpumask_weight(const struct cpumask *m)
 	return n;
 }
 static inline bool cpumask_empty(const struct cpumask *m) { return !cpumask_weight(m); }
+#define for_each_cpu_and(cpu, a, b)						\
+	for ((cpu) = 0; (cpu) < nr_cpu_ids; (cpu)++)				\
+		if (cpumask_test_cpu((cpu), (a)) && cpumask_test_cpu((cpu), (b)))
 #define for_each_cpu(cpu, m) \
 	for ((cpu) = 0; (cpu) < nr_cpu_ids; (cpu)++) if (!cpumask_test_cpu((cpu), (m))) {} else
 #define for_each_possible_cpu(cpu)	for_each_cpu(cpu, cpu_possible_mask)
@@ -503,6 +526,11 @@ struct task_struct *kthread_create_on_node(int (*fn)(void *data), void *data,
 #define kthread_create(fn, data, fmt, ...) \
 	kthread_create_on_node(fn, data, NUMA_NO_NODE, fmt, ##__VA_ARGS__)
 void kthread_bind(struct task_struct *t, unsigned int cpu);
+/* Unbound threads run anywhere here; kthread_stop() frees native tasks. */
+static inline int set_cpus_allowed_ptr(struct task_struct *p, const struct cpumask *m)
+{ (void)p; (void)m; return 0; }
+static inline void get_task_struct(struct task_struct *t) { (void)t; }
+static inline void put_task_struct(struct task_struct *t) { (void)t; }
 int kthread_stop(struct task_struct *t);
 bool kthread_should_stop(void);
 void *kthread_func(struct task_struct *t);

@@ -1,0 +1,690 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of waits that never stall and of threads that join a pool:
+ * an external waiter runs its group's tasks itself (even when every worker
+ * is busy), what it spawns is stealable, isolation holds for it; chains of
+ * nested waits deeper than every worker may go finish with compensation
+ * threads; mail to a busy worker is taken by another; a task that returns
+ * itself after gaining a predecessor waits for it; a pool with a worker
+ * limit replaces a worker whose CPU goes offline.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/wsched.h>
+
+/* Longest a test waits for something before it gives up and fails. */
+#define JT_TIMEOUT	(20 * HZ)
+
+static struct ws_pool *jt_pool(struct kunit *test, const char *name,
+			       const struct ws_pool_attrs *attrs)
+{
+	struct ws_pool *pool = ws_pool_create_attrs(name, attrs);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
+	return pool;
+}
+
+/* A kthread of the pool: a worker or a compensation thread. */
+static bool jt_pool_thread(struct task_struct *t)
+{
+	return t && (t->flags & PF_KTHREAD) && !strncmp(t->comm, "ws/", 3);
+}
+
+/* ---- blockers: keep every worker of a pool busy ---- */
+
+/**
+ * struct jt_blockers - tasks that hold every worker until released
+ * @tasks: one per worker
+ * @group: their group
+ * @started: how many are running
+ * @release: set to let them finish
+ * @timed_out: a blocker gave up waiting for @release
+ */
+struct jt_blockers {
+	struct ws_task *tasks;
+	struct ws_group group;
+	atomic_t started;
+	int release;
+	atomic_t timed_out;
+};
+
+static struct jt_blockers *jt_blockers_of;
+
+static struct ws_task *jt_blocker_fn(struct ws_task *task)
+{
+	struct jt_blockers *b = jt_blockers_of;
+	unsigned long deadline = jiffies + JT_TIMEOUT;
+
+	atomic_inc(&b->started);
+	/* Pairs with smp_store_release() in jt_blockers_release(). */
+	while (!smp_load_acquire(&b->release)) {
+		if (time_after(jiffies, deadline)) {
+			atomic_inc(&b->timed_out);
+			break;
+		}
+		cond_resched();
+	}
+	return NULL;
+}
+
+/* Occupy all @n workers of @pool; true once every one runs a blocker. */
+static bool jt_blockers_start(struct kunit *test, struct jt_blockers *b,
+			      struct ws_pool *pool, unsigned int n)
+{
+	unsigned long deadline = jiffies + JT_TIMEOUT;
+	unsigned int i;
+
+	b->tasks = kunit_kcalloc(test, n, sizeof(*b->tasks), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b->tasks);
+	atomic_set(&b->started, 0);
+	atomic_set(&b->timed_out, 0);
+	b->release = 0;
+	jt_blockers_of = b;
+	ws_group_init(&b->group, pool);
+	for (i = 0; i < n; i++) {
+		ws_task_init(&b->tasks[i], jt_blocker_fn);
+		ws_spawn(&b->group, &b->tasks[i]);
+	}
+	while (atomic_read(&b->started) < n) {
+		if (time_after(jiffies, deadline))
+			return false;
+		usleep_range(1000, 2000);
+	}
+	return true;
+}
+
+static void jt_blockers_release(struct kunit *test, struct jt_blockers *b)
+{
+	/* Pairs with smp_load_acquire() in jt_blocker_fn(). */
+	smp_store_release(&b->release, 1);
+	ws_group_wait(&b->group);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->timed_out), 0);
+}
+
+/* ---- recorded tasks ---- */
+
+/**
+ * struct jt_node - a task that records who ran it
+ * @task: the task
+ * @runs: times it ran
+ * @thread: the thread that ran it last
+ * @cpu: the CPU it ran on last
+ * @sleep_us: how long it sleeps
+ */
+struct jt_node {
+	struct ws_task task;
+	atomic_t runs;
+	struct task_struct *thread;
+	unsigned int cpu;
+	unsigned int sleep_us;
+};
+
+static struct ws_task *jt_node_fn(struct ws_task *task)
+{
+	struct jt_node *n = container_of(task, struct jt_node, task);
+
+	n->thread = current;
+	n->cpu = raw_smp_processor_id();
+	atomic_inc(&n->runs);
+	if (n->sleep_us)
+		usleep_range(n->sleep_us, n->sleep_us + 100);
+	return NULL;
+}
+
+static struct jt_node *jt_nodes(struct kunit *test, unsigned int n,
+				unsigned int sleep_us)
+{
+	struct jt_node *nodes;
+	unsigned int i;
+
+	nodes = kunit_kcalloc(test, n, sizeof(*nodes), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, nodes);
+	for (i = 0; i < n; i++) {
+		ws_task_init(&nodes[i].task, jt_node_fn);
+		nodes[i].sleep_us = sleep_us;
+	}
+	return nodes;
+}
+
+static unsigned int jt_ran_once(struct jt_node *nodes, unsigned int n)
+{
+	unsigned int i, once = 0;
+
+	for (i = 0; i < n; i++)
+		once += atomic_read(&nodes[i].runs) == 1;
+	return once;
+}
+
+/*
+ * Every worker is busy until the group is done: the thread that waits
+ * from outside must run the whole group itself.
+ */
+static void join_busy_pool(struct kunit *test)
+{
+	struct ws_pool *pool = jt_pool(test, "t_jbusy", NULL);
+	unsigned int workers = ws_pool_nr_workers(pool);
+	const unsigned int n = 200;
+	struct ws_pool_stats before, after;
+	struct jt_blockers blockers;
+	struct jt_node *nodes = jt_nodes(test, n, 0);
+	struct ws_group group;
+	unsigned int i, mine = 0;
+
+	KUNIT_ASSERT_TRUE(test, jt_blockers_start(test, &blockers, pool,
+						  workers));
+	ws_pool_read_stats(pool, &before);
+	ws_group_init(&group, pool);
+	for (i = 0; i < n; i++)
+		ws_spawn(&group, &nodes[i].task);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	ws_pool_read_stats(pool, &after);
+	KUNIT_EXPECT_EQ(test, jt_ran_once(nodes, n), n);
+	for (i = 0; i < n; i++)
+		mine += nodes[i].thread == current;
+	KUNIT_EXPECT_EQ(test, mine, n);
+	KUNIT_EXPECT_GE(test, after.joined - before.joined, 1ULL);
+	jt_blockers_release(test, &blockers);
+	ws_pool_destroy(pool);
+}
+
+/**
+ * struct jt_exec - what a function run by ws_pool_execute() spawns
+ * @pool: the pool
+ * @nodes: the tasks
+ * @n: how many
+ * @self: the thread that ran the function
+ * @err: what the wait returned
+ */
+struct jt_exec {
+	struct ws_pool *pool;
+	struct jt_node *nodes;
+	unsigned int n;
+	struct task_struct *self;
+	int err;
+};
+
+static int jt_exec_fn(void *arg)
+{
+	struct jt_exec *e = arg;
+	struct ws_group group;
+	unsigned int i;
+
+	e->self = current;
+	ws_group_init(&group, e->pool);
+	for (i = 0; i < e->n; i++)
+		ws_spawn(&group, &e->nodes[i].task);
+	e->err = ws_group_wait(&group);
+	return 42;
+}
+
+/*
+ * A thread that joins with ws_pool_execute() spawns onto its own deque:
+ * it runs some of the tasks itself and idle workers steal the others.
+ */
+static void join_execute_stealable(struct kunit *test)
+{
+	struct ws_pool *pool = jt_pool(test, "t_jexec", NULL);
+	struct ws_pool_stats before, after;
+	struct jt_exec e = { .pool = pool, .n = 64 };
+	unsigned int i, mine = 0, workers = 0;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs at least two CPUs");
+	e.nodes = jt_nodes(test, e.n, 2000);
+	ws_pool_read_stats(pool, &before);
+	KUNIT_EXPECT_EQ(test, ws_pool_execute(pool, jt_exec_fn, &e), 42);
+	ws_pool_read_stats(pool, &after);
+	KUNIT_EXPECT_EQ(test, e.err, 0);
+	KUNIT_EXPECT_PTR_EQ(test, e.self, current);
+	KUNIT_EXPECT_EQ(test, jt_ran_once(e.nodes, e.n), e.n);
+	for (i = 0; i < e.n; i++) {
+		mine += e.nodes[i].thread == current;
+		workers += jt_pool_thread(e.nodes[i].thread);
+	}
+	KUNIT_EXPECT_GT(test, mine, 0U);
+	KUNIT_EXPECT_GT(test, workers, 0U);
+	KUNIT_EXPECT_EQ(test, mine + workers, e.n);
+	/* Spawned onto the joined thread's deque, not injected. */
+	KUNIT_EXPECT_EQ(test, after.injected - before.injected, 0ULL);
+	KUNIT_EXPECT_EQ(test, after.spawned - before.spawned, (u64)e.n);
+	KUNIT_EXPECT_EQ(test, after.joined - before.joined, 1ULL);
+	ws_pool_destroy(pool);
+}
+
+/* ---- isolation of a joined thread ---- */
+
+/**
+ * struct jt_iso - an isolated region entered by a joined thread
+ * @pool: the pool
+ * @outer: tasks spawned before the region, below its tasks on the deque
+ * @inner: the region's tasks, mailed to a worker
+ * @nr_outer: number of @outer
+ * @nr_inner: number of @inner
+ * @in_region: the thread inside the region, or NULL
+ * @outer_inside: outer tasks that ran on that thread inside the region
+ * @isolate: whether the region is isolated
+ */
+struct jt_iso {
+	struct ws_pool *pool;
+	struct jt_node *outer, *inner;
+	unsigned int nr_outer, nr_inner;
+	struct task_struct *in_region;
+	atomic_t outer_inside;
+	bool isolate;
+};
+
+static struct jt_iso *jt_iso_of;
+
+static struct ws_task *jt_outer_fn(struct ws_task *task)
+{
+	struct jt_iso *ic = jt_iso_of;
+
+	/* Pairs with WRITE_ONCE() of in_region: a racy flag is enough. */
+	if (READ_ONCE(ic->in_region) == current)
+		atomic_inc(&ic->outer_inside);
+	return jt_node_fn(task);
+}
+
+static int jt_iso_region(void *arg)
+{
+	struct jt_iso *ic = arg;
+	struct ws_group group;
+	unsigned int i;
+
+	WRITE_ONCE(ic->in_region, current);
+	ws_group_init(&group, ic->pool);
+	/* Mailed to CPU 0's worker: our deque keeps only outer tasks. */
+	for (i = 0; i < ic->nr_inner; i++)
+		ws_spawn_on(&group, &ic->inner[i].task, 0);
+	ws_group_wait(&group);
+	WRITE_ONCE(ic->in_region, NULL);
+	return 0;
+}
+
+static int jt_iso_root(void *arg)
+{
+	struct jt_iso *ic = arg;
+	struct ws_group outer;
+	unsigned int i;
+
+	ws_group_init(&outer, ic->pool);
+	for (i = 0; i < ic->nr_outer; i++)
+		ws_spawn(&outer, &ic->outer[i].task);
+	if (ic->isolate)
+		ws_isolate(ic->pool, jt_iso_region, ic);
+	else
+		jt_iso_region(ic);
+	return ws_group_wait(&outer);
+}
+
+static unsigned int jt_iso_run(struct kunit *test, struct ws_pool *pool,
+			       bool isolate)
+{
+	struct jt_iso *ic = kunit_kzalloc(test, sizeof(*ic), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, ic);
+	ic->pool = pool;
+	ic->isolate = isolate;
+	ic->nr_outer = 64;
+	ic->nr_inner = 2;
+	ic->outer = jt_nodes(test, ic->nr_outer, 2000);
+	ic->inner = jt_nodes(test, ic->nr_inner, 30000);
+	for (i = 0; i < ic->nr_outer; i++)
+		ws_task_init(&ic->outer[i].task, jt_outer_fn);
+	jt_iso_of = ic;
+	KUNIT_EXPECT_EQ(test, ws_pool_execute(pool, jt_iso_root, ic), 0);
+	KUNIT_EXPECT_EQ(test, jt_ran_once(ic->outer, ic->nr_outer),
+			ic->nr_outer);
+	KUNIT_EXPECT_EQ(test, jt_ran_once(ic->inner, ic->nr_inner),
+			ic->nr_inner);
+	return atomic_read(&ic->outer_inside);
+}
+
+/*
+ * A joined thread waiting inside an isolated region must not run the
+ * outer tasks below the region's on its deque; without isolation it does
+ * (so the test can fail).
+ */
+static void join_isolation(struct kunit *test)
+{
+	struct ws_pool *pool;
+
+	if (!cpu_online(0))
+		kunit_skip(test, "needs CPU 0");
+	pool = jt_pool(test, "t_jiso", NULL);
+	KUNIT_EXPECT_EQ(test, jt_iso_run(test, pool, true), 0U);
+	KUNIT_EXPECT_GT(test, jt_iso_run(test, pool, false), 0U);
+	ws_pool_destroy(pool);
+}
+
+/* ---- nested waits deeper than every worker may go ---- */
+
+/**
+ * struct jt_chain - a chain of tasks, each waiting for the next
+ * @task: the task
+ * @pool: the pool
+ * @depth: levels left below this one
+ * @levels: runs of each level
+ */
+struct jt_chain {
+	struct ws_task task;
+	struct ws_pool *pool;
+	unsigned int depth;
+	atomic_t *levels;
+};
+
+static struct ws_task *jt_chain_fn(struct ws_task *task)
+{
+	struct jt_chain *f = container_of(task, struct jt_chain, task);
+	struct jt_chain child;
+	struct ws_group group;
+
+	atomic_inc(&f->levels[f->depth]);
+	if (!f->depth)
+		return NULL;
+	child = *f;
+	ws_task_init(&child.task, jt_chain_fn);
+	child.depth--;
+	ws_group_init(&group, f->pool);
+	ws_spawn(&group, &child.task);
+	ws_group_wait(&group);
+	return NULL;
+}
+
+/*
+ * Two chains, each four times deeper than one thread may nest, on a pool
+ * of two workers: both workers end up at the bound with the rest of a
+ * chain left on their deques, and before compensation threads the pool
+ * stalled there.  Every level must run exactly once.
+ */
+static void join_stall_depth(struct kunit *test)
+{
+	struct ws_pool_attrs attrs = { .max_workers = 2 };
+	const unsigned int depth = 4 * WS_MAX_WAIT_DEPTH;
+	struct ws_pool_stats before, after;
+	struct jt_chain roots[2];
+	struct ws_pool *pool;
+	struct ws_group group;
+	unsigned int c, i, once = 0;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs at least two CPUs");
+	pool = jt_pool(test, "t_jstall", &attrs);
+	KUNIT_EXPECT_EQ(test, ws_pool_nr_workers(pool), 2U);
+	ws_pool_read_stats(pool, &before);
+	ws_group_init(&group, pool);
+	for (c = 0; c < 2; c++) {
+		roots[c].levels = kunit_kcalloc(test, depth + 1,
+						sizeof(atomic_t), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, roots[c].levels);
+		ws_task_init(&roots[c].task, jt_chain_fn);
+		roots[c].pool = pool;
+		roots[c].depth = depth;
+	}
+	for (c = 0; c < 2; c++)
+		ws_spawn(&group, &roots[c].task);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	ws_pool_read_stats(pool, &after);
+	for (c = 0; c < 2; c++)
+		for (i = 0; i <= depth; i++)
+			once += atomic_read(&roots[c].levels[i]) == 1;
+	KUNIT_EXPECT_EQ(test, once, 2 * (depth + 1));
+	KUNIT_EXPECT_GT(test, after.compensated - before.compensated, 0ULL);
+	ws_pool_destroy(pool);
+}
+
+/* ---- mail to a worker that will not read it ---- */
+
+/**
+ * struct jt_mail - a task that holds its worker until its mail has run
+ * @task: the holder, run on the worker the mail is sent to
+ * @mail: the mailed task
+ * @group: the mail's group
+ * @pool: the pool
+ * @ran_mail: set by the mail
+ * @timed_out: the holder gave up
+ */
+struct jt_mail {
+	struct ws_task task;
+	struct ws_task mail;
+	struct ws_group group;
+	struct ws_pool *pool;
+	int ran_mail;
+	int timed_out;
+};
+
+static struct ws_task *jt_mail_fn(struct ws_task *task)
+{
+	struct jt_mail *m = container_of(task, struct jt_mail, mail);
+
+	/* Pairs with smp_load_acquire() in jt_holder_fn(). */
+	smp_store_release(&m->ran_mail, 1);
+	return NULL;
+}
+
+static struct ws_task *jt_holder_fn(struct ws_task *task)
+{
+	struct jt_mail *m = container_of(task, struct jt_mail, task);
+	unsigned long deadline = jiffies + JT_TIMEOUT;
+
+	ws_group_init(&m->group, m->pool);
+	ws_task_init(&m->mail, jt_mail_fn);
+	/* To ourselves: we are busy and will not look. */
+	ws_spawn_on(&m->group, &m->mail, raw_smp_processor_id());
+	/* Pairs with smp_store_release() in jt_mail_fn(). */
+	while (!smp_load_acquire(&m->ran_mail)) {
+		if (time_after(jiffies, deadline)) {
+			m->timed_out = 1;
+			break;
+		}
+		cond_resched();
+	}
+	ws_group_wait(&m->group);
+	return NULL;
+}
+
+/*
+ * ws_spawn_on() to a worker that is busy must not leave the task there
+ * until that worker is free: an idle worker is woken and takes it.
+ */
+static void join_mail_busy(struct kunit *test)
+{
+	/* A worker limit: we do not join, the holder runs on a worker. */
+	struct ws_pool_attrs attrs = { .max_workers = 2 };
+	struct ws_pool *pool;
+	struct ws_group group;
+	struct jt_mail m = {};
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs at least two CPUs");
+	pool = jt_pool(test, "t_jmail", &attrs);
+	KUNIT_EXPECT_EQ(test, ws_pool_nr_workers(pool), 2U);
+	m.pool = pool;
+	/* Let both workers go to sleep first. */
+	msleep(50);
+	ws_task_init(&m.task, jt_holder_fn);
+	ws_group_init(&group, pool);
+	ws_spawn(&group, &m.task);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	KUNIT_EXPECT_EQ(test, m.timed_out, 0);
+	/* Ordered by the wait; the acquire documents the pairing. */
+	KUNIT_EXPECT_EQ(test, smp_load_acquire(&m.ran_mail), 1);
+	ws_pool_destroy(pool);
+}
+
+/* ---- a task that returns itself after gaining a predecessor ---- */
+
+/**
+ * struct jt_again - a task that runs twice, the second time after @gate
+ * @task: the task
+ * @gate: a task that must finish before the second run
+ * @pred: a predecessor of the first run
+ * @runs: runs of @task
+ * @precede_err: what ws_task_precede() returned in the first run
+ * @gate_done: @gate has finished
+ * @early: the second run started before @gate finished
+ * @release_gate: lets @gate finish
+ */
+struct jt_again {
+	struct ws_task task;
+	struct ws_task gate;
+	struct ws_task pred;
+	atomic_t runs;
+	int precede_err;
+	int gate_done;
+	int early;
+	int release_gate;
+};
+
+static struct ws_task *jt_gate_fn(struct ws_task *task)
+{
+	struct jt_again *a = container_of(task, struct jt_again, gate);
+	unsigned long deadline = jiffies + JT_TIMEOUT;
+
+	/* Pairs with smp_store_release() in jt_again_fn(). */
+	while (!smp_load_acquire(&a->release_gate) &&
+	       time_before(jiffies, deadline))
+		usleep_range(1000, 2000);
+	msleep(20);
+	/* Pairs with smp_load_acquire() in jt_again_fn(). */
+	smp_store_release(&a->gate_done, 1);
+	return NULL;
+}
+
+static struct ws_task *jt_pred_fn(struct ws_task *task)
+{
+	return NULL;
+}
+
+static struct ws_task *jt_again_fn(struct ws_task *task)
+{
+	struct jt_again *a = container_of(task, struct jt_again, task);
+
+	if (atomic_inc_return(&a->runs) == 1) {
+		/* The gate is spawned and held: the edge must count. */
+		a->precede_err = ws_task_precede(&a->gate, task, GFP_KERNEL);
+		/* Pairs with smp_load_acquire() in jt_gate_fn(). */
+		smp_store_release(&a->release_gate, 1);
+		return task;
+	}
+	/* Pairs with smp_store_release() in jt_gate_fn(). */
+	if (!smp_load_acquire(&a->gate_done))
+		a->early = 1;
+	return NULL;
+}
+
+/*
+ * The task became ready through a predecessor (the path that used to
+ * leave its count at zero), gains a new predecessor while it runs and
+ * returns itself: its second run must wait for the new predecessor.
+ */
+static void join_again_after_pred(struct kunit *test)
+{
+	struct ws_pool *pool = jt_pool(test, "t_jagain", NULL);
+	struct ws_group group;
+	struct jt_again *a;
+	unsigned int round;
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	for (round = 0; round < 4; round++) {
+		memset(a, 0, sizeof(*a));
+		ws_task_init(&a->task, jt_again_fn);
+		ws_task_init(&a->gate, jt_gate_fn);
+		ws_task_init(&a->pred, jt_pred_fn);
+		ws_group_init(&group, pool);
+		KUNIT_ASSERT_EQ(test, ws_task_precede(&a->pred, &a->task,
+						      GFP_KERNEL), 0);
+		ws_spawn(&group, &a->task);
+		ws_spawn(&group, &a->gate);
+		ws_spawn(&group, &a->pred);
+		KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&a->runs), 2);
+		KUNIT_EXPECT_EQ(test, a->early, 0);
+		KUNIT_EXPECT_EQ(test, a->precede_err, 0);
+		/* Pairs with smp_store_release() in jt_gate_fn(). */
+		KUNIT_EXPECT_EQ(test, smp_load_acquire(&a->gate_done), 1);
+	}
+	ws_pool_destroy(pool);
+}
+
+/* ---- a worker limit across CPU hotplug ---- */
+
+/*
+ * A pool limited to one worker loses it when its CPU goes offline: it
+ * must start one on another CPU and keep running tasks.
+ */
+static void join_limit_hotplug(struct kunit *test)
+{
+	struct ws_pool_attrs attrs = { .max_workers = 1 };
+	struct ws_pool *pool;
+	const unsigned int n = 100;
+	struct ws_group group;
+	struct jt_node *nodes;
+	cpumask_var_t mask;
+	unsigned int i, cpu, worker_cpu;
+
+	/* The CPUs that can go offline: the worker must be on one of them. */
+	KUNIT_ASSERT_TRUE(test, zalloc_cpumask_var(&mask, GFP_KERNEL));
+	for_each_online_cpu(cpu)
+		if (cpu_is_hotpluggable(cpu))
+			cpumask_set_cpu(cpu, mask);
+	if (cpumask_weight(mask) < 2) {
+		free_cpumask_var(mask);
+		kunit_skip(test, "needs two CPUs that can go offline");
+	}
+	attrs.cpumask = mask;
+	pool = jt_pool(test, "t_jlimit", &attrs);
+	free_cpumask_var(mask);
+	KUNIT_EXPECT_EQ(test, ws_pool_nr_workers(pool), 1U);
+	/* Find the worker's CPU: it is bound there. */
+	nodes = jt_nodes(test, 1, 0);
+	ws_group_init(&group, pool);
+	ws_spawn(&group, &nodes[0].task);
+	ws_group_wait(&group);
+	KUNIT_EXPECT_TRUE(test, jt_pool_thread(nodes[0].thread));
+	worker_cpu = nodes[0].cpu;
+	if (remove_cpu(worker_cpu)) {
+		ws_pool_destroy(pool);
+		kunit_skip(test, "cannot take CPU %u offline", worker_cpu);
+	}
+	KUNIT_EXPECT_EQ(test, ws_pool_nr_workers(pool), 1U);
+	nodes = jt_nodes(test, n, 0);
+	ws_group_init(&group, pool);
+	for (i = 0; i < n; i++)
+		ws_spawn(&group, &nodes[i].task);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	KUNIT_EXPECT_EQ(test, jt_ran_once(nodes, n), n);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_NE(test, nodes[i].cpu, worker_cpu);
+	KUNIT_EXPECT_EQ(test, add_cpu(worker_cpu), 0);
+	KUNIT_EXPECT_EQ(test, ws_pool_nr_workers(pool), 1U);
+	ws_pool_destroy(pool);
+}
+
+static struct kunit_case join_cases[] = {
+	KUNIT_CASE(join_busy_pool),
+	KUNIT_CASE(join_execute_stealable),
+	KUNIT_CASE(join_isolation),
+	KUNIT_CASE(join_stall_depth),
+	KUNIT_CASE(join_mail_busy),
+	KUNIT_CASE(join_again_after_pred),
+	KUNIT_CASE(join_limit_hotplug),
+	{}
+};
+
+static struct kunit_suite join_suite = {
+	.name = "wsched_join",
+	.test_cases = join_cases,
+};
+
+kunit_test_suite(join_suite);
