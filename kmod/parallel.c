@@ -14,21 +14,41 @@
  * Every cut lies a whole number of grains after the start of the range,
  * so the body always sees the same chunks, [begin + k * grain, begin +
  * (k + 1) * grain) clipped to the end, whatever the schedule.
+ *
+ * The tasks never wait for each other (continuation passing, as oneTBB's
+ * parallel_for and parallel_reduce do).  To split, a range task allocates
+ * a join node, spawns the right half as a new task that reports to the
+ * node, and goes on with the left half itself, now reporting to the node;
+ * the node reports to where the task reported before.  The tasks thus
+ * form a binary tree of join nodes, rooted in the loop.  A task that has
+ * run its range stores its value in its node and counts down the node's
+ * two pending halves; the half that arrives last combines the two values,
+ * left then right, and reports the node's value to the node's parent,
+ * and so on up the tree.  Nothing blocks inside the tree, so the stack
+ * depth of a loop does not grow with the number of splits: one wait, at
+ * the root, waits for the whole loop, whose tasks all belong to one group
+ * owned by the caller's frame.
+ *
+ * The core touches a task after its function has returned, so neither a
+ * task nor the node it lives in can be freed from inside the loop: every
+ * node goes on a list of the loop when allocated, and the list is freed
+ * once the root's wait has returned.
  */
+#include <linux/atomic.h>
 #include <linux/compiler.h>
 #include <linux/export.h>
+#include <linux/llist.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/wsched.h>
 
 #include "wsched_internal.h"
 
-/*
- * Most right halves one range task splits off.  The child tasks live in
- * the task's stack frame, so this bounds the frame (about 90 bytes each);
- * each split halves the range, so eight splits cut a frame's range to
- * 1/256 and the children split further where there is demand.
- */
-#define WS_PAR_MAX_SPLITS	8
+/* The two halves of a join node, in index order. */
+#define WS_PAR_LEFT	0
+#define WS_PAR_RIGHT	1
+
+struct ws_par_node;
 
 /**
  * struct ws_par_loop - what every range task of one loop shares
@@ -37,7 +57,10 @@
  * @body: the body of ws_parallel_for(), or NULL for a reduction
  * @ops: the operations of ws_parallel_reduce(), or NULL for a loop
  * @arg: the caller's argument
- * @error: the first error a wait of the loop reported, or 0
+ * @group: the group of every task of the loop; the root waits for it
+ * @nodes: every join node of the loop, freed after the root's wait
+ * @value: for a reduction, the value of the whole range once finished
+ * @error: the first error of the loop, or 0
  *
  * Lives on the stack of the caller of ws_parallel_for() or
  * ws_parallel_reduce(), which returns only once every task has finished.
@@ -48,23 +71,53 @@ struct ws_par_loop {
 	ws_range_fn body;
 	const struct ws_reduce_ops *ops;
 	void *arg;
+	struct ws_group group;
+	struct llist_head nodes;
+	u64 value;
 	int error;
 };
 
 /**
  * struct ws_par_range - a range task: a part of the loop
- * @task: the task, spawned into the group of the task that split it off
+ * @task: the task, in the loop's group
  * @loop: the loop
+ * @parent: the join node the task reports its value to; NULL for the
+ *	root, which reports to @loop
+ * @slot: which half of @parent it is: %WS_PAR_LEFT or %WS_PAR_RIGHT
  * @begin: first index of the part
  * @end: one past its last index
- * @value: for a reduction, the value of [@begin, @end) once finished
+ *
+ * @begin and @end stay as the task was set up: a join node reads them
+ * as the bounds of its right half.  @parent and @slot change at every
+ * split, when the task continues as the left half of a new node.
  */
 struct ws_par_range {
 	struct ws_task task;
 	struct ws_par_loop *loop;
+	struct ws_par_node *parent;
+	unsigned int slot;
 	unsigned long begin;
 	unsigned long end;
-	u64 value;
+};
+
+/**
+ * struct ws_par_node - where the two halves of a split meet
+ * @right: the task of the right half
+ * @link: link in the loop's list of nodes
+ * @parent: the node the joined value goes to; NULL for the root
+ * @slot: which half of @parent this node is
+ * @pending: halves that have not reported yet
+ * @value: the values of the left and right halves, for a reduction
+ *
+ * Allocated by the split; freed with the loop, after the root's wait.
+ */
+struct ws_par_node {
+	struct ws_par_range right;
+	struct llist_node link;
+	struct ws_par_node *parent;
+	unsigned int slot;
+	atomic_t pending;
+	u64 value[2];
 };
 
 /* Remember the first error of the loop; later ones are dropped. */
@@ -72,8 +125,10 @@ static void ws_par_fail(struct ws_par_loop *loop, int error)
 {
 	/*
 	 * Fully ordered; pairs with the READ_ONCE() in ws_par_run(), which
-	 * only uses the value to stop early, and with the plain read after
-	 * the root's wait, ordered by the group's completion.
+	 * only uses the value to stop early, with the READ_ONCE() in
+	 * ws_par_report() (a value that follows an error is incomplete),
+	 * and with the plain read after the root's wait, ordered by the
+	 * group's completion.
 	 */
 	cmpxchg(&loop->error, 0, error);
 }
@@ -91,26 +146,105 @@ static unsigned long ws_par_mid(unsigned long begin, unsigned long end,
 	return begin + chunks / 2 * grain;
 }
 
+/*
+ * The part that reported to half @slot of @node has the value @value:
+ * store it, and if the other half is in too, join them and go on with
+ * the node's own parent; the root's value goes to the loop.  A loop, not
+ * recursion: one report may climb the whole depth of the tree.
+ */
+static void ws_par_report(struct ws_par_loop *loop, struct ws_par_node *node,
+			  unsigned int slot, u64 value)
+{
+	while (node) {
+		node->value[slot] = value;
+		/*
+		 * Fully ordered: our value and everything our half of the
+		 * range wrote come before the count drops, and the half that
+		 * comes last reads the other's value after its own drop.
+		 * Pairs with this same decrement by the other half.
+		 */
+		if (!atomic_dec_and_test(&node->pending))
+			return;
+		/*
+		 * Both halves are in.  After an error a half may have
+		 * stopped early, so combine nothing: the result is dropped.
+		 * Pairs with cmpxchg() in ws_par_fail(): a half that stopped
+		 * early saw the error before its decrement above.
+		 */
+		if (loop->ops && !READ_ONCE(loop->error))
+			value = loop->ops->combine(node->value[WS_PAR_LEFT],
+						   node->value[WS_PAR_RIGHT],
+						   node->right.begin,
+						   node->right.end, loop->arg);
+		slot = node->slot;
+		node = node->parent;
+	}
+	/* Read after the root's wait, ordered by the group's completion. */
+	loop->value = value;
+}
+
 static struct ws_task *ws_par_task(struct ws_task *task);
 
-/* The task's group was cancelled before it ran: its value is missing. */
+/*
+ * The loop's group was cancelled before the task ran: its part is
+ * missing.  It still reports, so that the counts of the tree finish.
+ */
 static void ws_par_cancel(struct ws_task *task)
 {
 	struct ws_par_range *r = container_of(task, struct ws_par_range, task);
 
 	ws_par_fail(r->loop, -ECANCELED);
+	ws_par_report(r->loop, r->parent, r->slot, 0);
 }
 
 static void ws_par_range_init(struct ws_par_range *r,
-			      struct ws_par_loop *loop, unsigned long begin,
-			      unsigned long end)
+			      struct ws_par_loop *loop,
+			      struct ws_par_node *parent, unsigned int slot,
+			      unsigned long begin, unsigned long end)
 {
 	ws_task_init(&r->task, ws_par_task);
 	ws_task_set_cancel(&r->task, ws_par_cancel);
 	r->loop = loop;
+	r->parent = parent;
+	r->slot = slot;
 	r->begin = begin;
 	r->end = end;
-	r->value = 0;
+}
+
+/*
+ * Split the part of @r that is left, at @mid before @end: spawn
+ * [@mid, @end) as the right half of a new join node and make @r its left
+ * half.  Return false, changing nothing, if no node could be allocated.
+ */
+static bool ws_par_split(struct ws_par_range *r, unsigned long mid,
+			 unsigned long end)
+{
+	struct ws_par_loop *loop = r->loop;
+	struct ws_par_node *node;
+
+	/* Never wait for memory: without a node the task just goes on. */
+	node = kmalloc(sizeof(*node), GFP_NOWAIT | __GFP_NOWARN);
+	if (!node)
+		return false;
+	/*
+	 * Fully ordered (cmpxchg), against the other tasks that add nodes;
+	 * pairs with llist_del_all() in ws_par_start(), which the root's
+	 * wait orders after every task of the loop anyway.
+	 */
+	llist_add(&node->link, &loop->nodes);
+	node->parent = r->parent;
+	node->slot = r->slot;
+	/*
+	 * Plain: the spawn below publishes the node to the right half (the
+	 * release of the deque push or the fully ordered queue insertion,
+	 * paired with the take of whoever runs it); the left half is us.
+	 */
+	atomic_set(&node->pending, 2);
+	ws_par_range_init(&node->right, loop, node, WS_PAR_RIGHT, mid, end);
+	r->parent = node;
+	r->slot = WS_PAR_LEFT;
+	ws_spawn(&loop->group, &node->right.task);
+	return true;
 }
 
 /* @acc, valid if @have, followed by @v, the value of [@b, @e). */
@@ -121,72 +255,54 @@ static u64 ws_par_combine(const struct ws_par_loop *loop, bool have, u64 acc,
 }
 
 /*
- * Run the range task @r: run its range from the left, splitting off right
- * halves while the pool asks for work, then wait for them and, for a
- * reduction, fold their values in after its own, leftmost first.
- *
- * noinline keeps the children array out of ws_par_task()'s callers.
+ * Run the range task @r: run its range from the left, one grain at a
+ * time, splitting off the right half of what is left whenever the pool
+ * asks for work, then report the value of the part it ran.  Never waits.
  */
-static noinline void ws_par_run(struct ws_par_range *r)
+static void ws_par_run(struct ws_par_range *r)
 {
-	struct ws_par_range kids[WS_PAR_MAX_SPLITS];
 	struct ws_par_loop *loop = r->loop;
 	unsigned long grain = loop->grain;
 	unsigned long b = r->begin, e = r->end;
-	struct ws_group group;
-	unsigned int nr = 0;
 	bool have = false;
 	u64 acc = 0;
-	int err;
 
-	ws_group_init(&group, loop->pool);
 	while (b < e) {
+		unsigned long c;
+
 		/* Pairs with cmpxchg() in ws_par_fail(); only a hint. */
 		if (READ_ONCE(loop->error))
 			break;
-		if (e - b > grain && nr < WS_PAR_MAX_SPLITS &&
-		    ws_should_split(loop->pool)) {
-			struct ws_par_range *kid = &kids[nr++];
+		if (e - b > grain && ws_should_split(loop->pool)) {
 			unsigned long mid = ws_par_mid(b, e, grain);
 
-			ws_par_range_init(kid, loop, mid, e);
-			ws_spawn(&group, &kid->task);
-			e = mid;
-			continue;
+			if (ws_par_split(r, mid, e)) {
+				e = mid;
+				continue;
+			}
 		}
 		/* One grain at the left, then ask again. */
-		e = e - b > grain ? b + grain : e;
+		c = e - b > grain ? b + grain : e;
 		if (loop->body) {
-			loop->body(b, e, loop->arg);
+			loop->body(b, c, loop->arg);
 		} else {
-			u64 v = loop->ops->body(b, e, loop->arg);
+			u64 v = loop->ops->body(b, c, loop->arg);
 
-			acc = ws_par_combine(loop, have, acc, v, b, e);
+			acc = ws_par_combine(loop, have, acc, v, b, c);
 			have = true;
 		}
-		b = e;
-		e = nr ? kids[nr - 1].begin : r->end;
+		b = c;
 		cond_resched();
 	}
-	if (nr) {
-		err = ws_group_wait(&group);
-		if (err)
-			ws_par_fail(loop, err);
-	}
-	if (loop->body)
-		return;
 	/*
-	 * The last child split off is the leftmost of the right halves.
-	 * After an error some values are missing; the caller ignores them.
+	 * The value of what the task ran: everything from @r->begin to its
+	 * last cut (all of it if it never split), unless an error stopped
+	 * it early.  @r->parent is the node of that last cut, of which @r
+	 * is now the left half.
 	 */
-	while (nr--) {
-		struct ws_par_range *kid = &kids[nr];
-
-		acc = ws_par_combine(loop, have, acc, kid->value, kid->begin,
-				     kid->end);
-		have = true;
-	}
-	r->value = have ? acc : loop->ops->identity;
+	if (!have && loop->ops)
+		acc = loop->ops->identity;
+	ws_par_report(loop, r->parent, r->slot, acc);
 }
 
 static struct ws_task *ws_par_task(struct ws_task *task)
@@ -202,22 +318,32 @@ static struct ws_task *ws_par_task(struct ws_task *task)
 static int ws_par_start(struct ws_par_loop *loop, unsigned long begin,
 			unsigned long end, u64 *value)
 {
+	struct ws_par_node *node, *tmp;
 	struct ws_par_range root;
-	struct ws_group group;
-	int err = 0;
+	struct llist_node *list;
+	int err;
 
-	ws_par_range_init(&root, loop, begin, end);
-	if (ws_in_pool(loop->pool)) {
+	ws_group_init(&loop->group, loop->pool);
+	init_llist_head(&loop->nodes);
+	ws_par_range_init(&root, loop, NULL, WS_PAR_LEFT, begin, end);
+	if (ws_in_pool(loop->pool))
 		ws_par_run(&root);
-	} else {
-		ws_group_init(&group, loop->pool);
-		ws_spawn(&group, &root.task);
-		err = ws_group_wait(&group);
-	}
-	if (!err)
-		err = loop->error;
+	else
+		ws_spawn(&loop->group, &root.task);
+	/* Every task of the loop, wherever it was spawned, is in the group. */
+	err = ws_group_wait(&loop->group);
+	if (err)
+		ws_par_fail(loop, err);
+
+	/* No task of the loop runs any more: free the nodes. */
+	list = llist_del_all(&loop->nodes);
+	llist_for_each_entry_safe(node, tmp, list, link)
+		kfree(node);
+
+	/* Ordered after the tasks by the group's wait. */
+	err = loop->error;
 	if (!err && value)
-		*value = root.value;
+		*value = loop->value;
 	return err;
 }
 
@@ -239,14 +365,18 @@ static int ws_par_start(struct ws_par_loop *loop, unsigned long begin,
  * The range is split on demand (lazy binary splitting): a chunk is split
  * off as a task only while some worker of the pool can take it, so a busy
  * pool runs the loop almost serially, at the cost of one check per chunk.
+ * A split allocates a small join node (GFP_NOWAIT); if that fails the
+ * range just runs on serially.  The loop's tasks never wait for each
+ * other, so its stack use does not grow with the size of the range.
  *
  * Called from a task of @pool, the loop runs on the calling worker, which
  * shares it with the others and takes part in the wait; called from
- * elsewhere, the caller sleeps until the loop is done.
+ * elsewhere, the caller waits until the loop is done.
  *
  * Context: process context, may sleep.
- * Return: 0 once every chunk has run, or the error a wait for the loop's
- * tasks reported (such as -ECANCELED); then some chunks may not have run.
+ * Return: 0 once every chunk has run, or the error the wait for the
+ * loop's tasks reported (such as -ECANCELED); then some chunks may not
+ * have run.
  */
 int ws_parallel_for(struct ws_pool *pool, unsigned long begin,
 		    unsigned long end, unsigned long grain, ws_range_fn body,
@@ -286,8 +416,8 @@ EXPORT_SYMBOL_GPL(ws_parallel_for);
  * @ops->identity without calling anything.
  *
  * Context: process context, may sleep.
- * Return: 0 and the value in @result, or the error a wait for the loop's
- * tasks reported (such as -ECANCELED), leaving @result untouched.
+ * Return: 0 and the value in @result, or the error the wait for the
+ * loop's tasks reported (such as -ECANCELED), leaving @result untouched.
  */
 int ws_parallel_reduce(struct ws_pool *pool, unsigned long begin,
 		       unsigned long end, unsigned long grain,

@@ -4,8 +4,11 @@
  * visited exactly once, chunks cut on grain boundaries, nested loops in
  * tasks and loops from outside the pool, and reductions combined in index
  * order (checked with crc32c, which is not commutative, and with interval
- * concatenation, which fails on any gap, overlap or swap).
+ * concatenation, which fails on any gap, overlap or swap).  Large ranges
+ * cut to single indices and loops nested eight deep check that the loops
+ * need no stack per split: their tasks never wait for each other.
  */
+#include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/crc32.h>
@@ -13,6 +16,7 @@
 #include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <linux/wsched.h>
 
@@ -22,12 +26,40 @@ static unsigned long nr_chunks(unsigned long n, unsigned long grain)
 	return n ? (n - 1) / grain + 1 : 0;
 }
 
-static struct ws_pool *par_pool(struct kunit *test, const char *name)
+static int par_pool_init(struct kunit_resource *res, void *pool)
 {
-	struct ws_pool *pool = ws_pool_create(name);
+	res->data = pool;
+	return 0;
+}
+
+static void par_pool_free(struct kunit_resource *res)
+{
+	ws_pool_destroy(res->data);
+}
+
+/*
+ * A pool that KUnit destroys when the test case ends, however it ends
+ * (a failed assertion included).  @max_workers 0: no limit.
+ */
+static struct ws_pool *par_pool_max(struct kunit *test, const char *name,
+				    unsigned int max_workers)
+{
+	struct ws_pool_attrs attrs = { .max_workers = max_workers };
+	struct ws_pool *pool = ws_pool_create_attrs(name, &attrs);
+	void *tracked;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
+	tracked = kunit_alloc_resource(test, par_pool_init, par_pool_free,
+				       GFP_KERNEL, pool);
+	if (!tracked)
+		ws_pool_destroy(pool);
+	KUNIT_ASSERT_NOT_NULL(test, tracked);
 	return pool;
+}
+
+static struct ws_pool *par_pool(struct kunit *test, const char *name)
+{
+	return par_pool_max(test, name, 0);
 }
 
 /* ---- parallel_for: a counter per index and a check of each chunk ---- */
@@ -98,6 +130,13 @@ static void pf_check_expect(struct kunit *test, struct pf_check *c)
 			nr_chunks(n, c->grain));
 }
 
+/* @t is the current thread or a pool's worker kthread ("ws/<cpu>:<pool>"). */
+static bool pf_caller_or_worker(struct task_struct *t)
+{
+	return t && (t == current ||
+		     ((t->flags & PF_KTHREAD) && !strncmp(t->comm, "ws/", 3)));
+}
+
 static void pf_run(struct kunit *test, struct ws_pool *pool,
 		   unsigned long begin, unsigned long end, unsigned long grain)
 {
@@ -107,8 +146,13 @@ static void pf_run(struct kunit *test, struct ws_pool *pool,
 	KUNIT_EXPECT_EQ(test, ws_parallel_for(pool, begin, end, grain,
 					      pf_body, &c), 0);
 	pf_check_expect(test, &c);
+	/*
+	 * A thread from outside the pool that waits may run the pool's
+	 * tasks itself meanwhile, so the chunk at @begin may have run on
+	 * the caller; otherwise a worker of the pool ran it.
+	 */
 	if (end > begin)
-		KUNIT_EXPECT_PTR_NE(test, READ_ONCE(c.first), current);
+		KUNIT_EXPECT_TRUE(test, pf_caller_or_worker(READ_ONCE(c.first)));
 	vfree(c.counts);
 }
 
@@ -123,7 +167,6 @@ static void par_for_empty(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ws_parallel_for(NULL, 0, 0, 0, pf_body, &c), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c.calls), 0);
 	vfree(c.counts);
-	ws_pool_destroy(pool);
 }
 
 static void par_for_one(struct kunit *test)
@@ -133,7 +176,6 @@ static void par_for_one(struct kunit *test)
 	pf_run(test, pool, 7, 8, 16);
 	pf_run(test, pool, 0, 1, 1);
 	pf_run(test, pool, ULONG_MAX - 1, ULONG_MAX, 0);
-	ws_pool_destroy(pool);
 }
 
 static void par_for_uneven(struct kunit *test)
@@ -145,7 +187,6 @@ static void par_for_uneven(struct kunit *test)
 	pf_run(test, pool, 3, 3 + 4097, 2);
 	/* Near the top of the index space: no overflow in the cuts. */
 	pf_run(test, pool, ULONG_MAX - 50000, ULONG_MAX, 7);
-	ws_pool_destroy(pool);
 }
 
 static void par_for_big_grain(struct kunit *test)
@@ -156,7 +197,6 @@ static void par_for_big_grain(struct kunit *test)
 	pf_run(test, pool, 10, 1010, 1000);
 	pf_run(test, pool, 0, 1001, 1000);
 	pf_run(test, pool, 0, 1000, ULONG_MAX);
-	ws_pool_destroy(pool);
 }
 
 static void par_for_grain0(struct kunit *test)
@@ -165,7 +205,6 @@ static void par_for_grain0(struct kunit *test)
 
 	pf_run(test, pool, 0, 5000, 0);
 	pf_run(test, pool, 0, 2, 0);
-	ws_pool_destroy(pool);
 }
 
 /* From outside the pool: the caller sleeps, the workers run every chunk. */
@@ -184,7 +223,6 @@ static void par_for_outside(struct kunit *test)
 
 	pf_run(test, NULL, 0, 65536, 16);
 	pf_run(test, ws_system_pool, 17, 17 + 12345, 10);
-	ws_pool_destroy(pool);
 }
 
 /* ---- splitting really happens: sleeping chunks spread over workers ---- */
@@ -232,7 +270,6 @@ static void par_for_balance(struct kunit *test)
 	KUNIT_EXPECT_GT(test, after.spawned - before.spawned, 0ULL);
 	KUNIT_EXPECT_GT(test, after.stolen - before.stolen, 0ULL);
 	KUNIT_EXPECT_GT(test, others, 0U);
-	ws_pool_destroy(pool);
 }
 
 /* ---- a loop run by a task of the same pool ---- */
@@ -282,7 +319,6 @@ static void par_for_nested_task(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(c.first), n.thread);
 	KUNIT_EXPECT_EQ(test, after.injected - before.injected, 1ULL);
 	vfree(c.counts);
-	ws_pool_destroy(pool);
 }
 
 /* ---- loops nested in loops: a row loop per index of an outer loop ---- */
@@ -331,7 +367,134 @@ static void par_for_nested_loops(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ok, NEST_ROWS);
 	for (i = 0; i < NEST_ROWS; i++)
 		vfree(g->rows[i].counts);
-	ws_pool_destroy(pool);
+}
+
+/* ---- loops nested eight deep: a loop per index at every level ---- */
+
+#define DEEP_LEVELS	8
+
+/* 3 or 4 indices at level @k: 3 * 4 * 3 * 4 ... = 20736 leaves. */
+static unsigned long deep_size(unsigned int k)
+{
+	return 3 + (k & 1);
+}
+
+/**
+ * struct pf_deep - what the levels of a deep nest share
+ * @pool: the pool every level runs in
+ * @leaves: visits of each leaf, numbered by its indices at each level
+ *	(mixed radix, level 0 most significant)
+ * @nr_leaves: entries of @leaves
+ * @errors: loops that returned an error
+ */
+struct pf_deep {
+	struct ws_pool *pool;
+	atomic_t *leaves;
+	unsigned long nr_leaves;
+	atomic_t errors;
+};
+
+/**
+ * struct pf_deep_level - the argument of one loop of a deep nest
+ * @deep: the shared state
+ * @level: the loop's level, from 0
+ * @prefix: the number of the path of indices that led to the loop
+ */
+struct pf_deep_level {
+	struct pf_deep *deep;
+	unsigned int level;
+	unsigned long prefix;
+};
+
+static void pf_deep_body(unsigned long b, unsigned long e, void *arg)
+{
+	const struct pf_deep_level *l = arg;
+	struct pf_deep *d = l->deep;
+
+	for (; b < e; b++) {
+		unsigned long path = l->prefix * deep_size(l->level) + b;
+		struct pf_deep_level inner = {
+			.deep = d,
+			.level = l->level + 1,
+			.prefix = path,
+		};
+
+		if (l->level == DEEP_LEVELS - 1) {
+			if (path < d->nr_leaves)
+				atomic_inc(&d->leaves[path]);
+			continue;
+		}
+		if (ws_parallel_for(d->pool, 0, deep_size(inner.level), 1,
+				    pf_deep_body, &inner))
+			atomic_inc(&d->errors);
+	}
+}
+
+static int pf_deep_start(struct pf_deep *d)
+{
+	struct pf_deep_level top = { .deep = d };
+
+	return ws_parallel_for(d->pool, 0, deep_size(0), 1, pf_deep_body,
+			       &top);
+}
+
+struct pf_deep_task {
+	struct ws_task task;
+	struct pf_deep *deep;
+	int ret;
+};
+
+static struct ws_task *pf_deep_fn(struct ws_task *task)
+{
+	struct pf_deep_task *t = container_of(task, struct pf_deep_task,
+					      task);
+
+	t->ret = pf_deep_start(t->deep);
+	return NULL;
+}
+
+/* Every leaf once; from a task of the pool if @in_task, else from here. */
+static void pf_deep_run(struct kunit *test, struct pf_deep *d, bool in_task)
+{
+	unsigned long i, once = 0;
+
+	for (i = 0; i < d->nr_leaves; i++)
+		atomic_set(&d->leaves[i], 0);
+	atomic_set(&d->errors, 0);
+	if (in_task) {
+		struct pf_deep_task t = { .deep = d, .ret = -1 };
+		struct ws_group group;
+
+		ws_task_init(&t.task, pf_deep_fn);
+		ws_group_init(&group, d->pool);
+		ws_spawn(&group, &t.task);
+		KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+		KUNIT_EXPECT_EQ(test, t.ret, 0);
+	} else {
+		KUNIT_EXPECT_EQ(test, pf_deep_start(d), 0);
+	}
+	for (i = 0; i < d->nr_leaves; i++)
+		once += atomic_read(&d->leaves[i]) == 1;
+	KUNIT_EXPECT_EQ_MSG(test, once, d->nr_leaves, "in task: %d", in_task);
+	KUNIT_EXPECT_EQ(test, atomic_read(&d->errors), 0);
+}
+
+static void par_for_nested_deep(struct kunit *test)
+{
+	struct pf_deep *d;
+	unsigned int k;
+
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	d->nr_leaves = 1;
+	for (k = 0; k < DEEP_LEVELS; k++)
+		d->nr_leaves *= deep_size(k);
+	d->leaves = kunit_kcalloc(test, d->nr_leaves, sizeof(*d->leaves),
+				  GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d->leaves);
+	d->pool = par_pool_max(test, "t_pf_deep", 2);
+	pf_deep_run(test, d, false);
+	pf_deep_run(test, d, true);
 }
 
 /* ---- parallel_reduce ---- */
@@ -406,7 +569,6 @@ static void par_reduce_sum(struct kunit *test)
 					nr_chunks(n, grain) - 1);
 		}
 	}
-	ws_pool_destroy(pool);
 }
 
 /* An empty range yields the identity without calling anything. */
@@ -492,7 +654,6 @@ static void par_reduce_order(struct kunit *test)
 				(unsigned long)atomic_read(&pc.combines),
 				nr_chunks(e - b, grain) - 1);
 	}
-	ws_pool_destroy(pool);
 }
 
 /* crc32c by chunks: the crc of each chunk from 0, shifted and xored in. */
@@ -560,7 +721,70 @@ static void par_reduce_crc32c(struct kunit *test)
 			crc_combine(crc_body(2048, 4095, buf),
 				    crc_body(0, 2048, buf), 2048, 4095, buf));
 	vfree(buf);
-	ws_pool_destroy(pool);
+}
+
+/* ---- a million indices cut down to single ones ---- */
+
+#define BIG_N	1000003UL
+
+/*
+ * ws_parallel_for() and ws_parallel_reduce() over [0, BIG_N) with grain
+ * 0 and 1: a split at every index would nest a wait per split level if
+ * the range tasks waited for their halves.  The bodies are trivial: the
+ * emulated debug kernel runs millions of them.
+ */
+static void par_big(struct kunit *test, unsigned int max_workers)
+{
+	static const unsigned long grains[] = { 0, 1 };
+	struct ws_pool *pool;
+	char name[WS_NAME_LEN];
+	unsigned int g;
+
+	snprintf(name, sizeof(name), "t_big%u", max_workers);
+	pool = par_pool_max(test, name, max_workers);
+	for (g = 0; g < ARRAY_SIZE(grains); g++) {
+		struct pr_count pc = {};
+		u64 v = ~0ULL;
+
+		pf_run(test, pool, 0, BIG_N, grains[g]);
+
+		KUNIT_EXPECT_EQ(test, ws_parallel_reduce(pool, 0, BIG_N,
+							 grains[g], &sum_ops,
+							 &pc, &v), 0);
+		KUNIT_EXPECT_EQ(test, v, (u64)BIG_N * (BIG_N - 1) / 2);
+		KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&pc.bodies),
+				BIG_N);
+		KUNIT_EXPECT_EQ(test,
+				(unsigned long)atomic_read(&pc.combines),
+				BIG_N - 1);
+
+		/* Order-sensitive: any swapped or lost index shows. */
+		memset(&pc, 0, sizeof(pc));
+		v = 0;
+		KUNIT_EXPECT_EQ(test, ws_parallel_reduce(pool, 0, BIG_N,
+							 grains[g], &iv_ops,
+							 &pc, &v), 0);
+		KUNIT_EXPECT_EQ(test, v, IV(0, BIG_N));
+		KUNIT_EXPECT_EQ(test, atomic_read(&pc.bad), 0);
+		KUNIT_EXPECT_EQ(test,
+				(unsigned long)atomic_read(&pc.combines),
+				BIG_N - 1);
+	}
+}
+
+static void par_big_1worker(struct kunit *test)
+{
+	par_big(test, 1);
+}
+
+static void par_big_2workers(struct kunit *test)
+{
+	par_big(test, 2);
+}
+
+static void par_big_4workers(struct kunit *test)
+{
+	par_big(test, 4);
 }
 
 static struct kunit_case parallel_cases[] = {
@@ -573,10 +797,14 @@ static struct kunit_case parallel_cases[] = {
 	KUNIT_CASE(par_for_balance),
 	KUNIT_CASE(par_for_nested_task),
 	KUNIT_CASE(par_for_nested_loops),
+	KUNIT_CASE(par_for_nested_deep),
 	KUNIT_CASE(par_reduce_empty),
 	KUNIT_CASE(par_reduce_sum),
 	KUNIT_CASE(par_reduce_order),
 	KUNIT_CASE(par_reduce_crc32c),
+	KUNIT_CASE(par_big_1worker),
+	KUNIT_CASE(par_big_2workers),
+	KUNIT_CASE(par_big_4workers),
 	{}
 };
 
