@@ -31,6 +31,9 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(wsched_wake);
 /* Private group state, above the caller's flags. */
 #define WS_GROUP_CANCELLED_BIT	8
 
+/* Private task state: spawned lazily, not counted in group->pending. */
+#define WS_TASK_LAZY		0x1U
+
 /* Marks a finished task's successor list: no edge may be added any more. */
 #define WS_DEPS_CLOSED		((struct ws_dep *)1UL)
 
@@ -279,6 +282,10 @@ void ws_group_init_flags(struct ws_group *group, struct ws_pool *pool,
 	group->flags = flags & WS_GROUP_CANCEL_ON_ERROR;
 	group->pool = pool ? pool : ws_system_pool;
 	group->done = NULL;
+	/* Set up on a thread of the pool: that thread's spawns are lazy. */
+	group->owner = ws_current_worker(group->pool);
+	group->lazy = 0;
+	atomic_set(&group->stolen, 0);
 }
 EXPORT_SYMBOL_GPL(ws_group_init_flags);
 
@@ -458,6 +465,7 @@ static bool ws_task_release_spawn_ref(struct ws_pool *pool,
 static bool ws_task_arm(struct ws_group *group, struct ws_task *task)
 {
 	task->group = group;
+	task->flags = 0;
 	/*
 	 * Unordered: publishing the task (release of bottom, or a fully
 	 * ordered queue insertion) orders this before any decrement of it.
@@ -482,8 +490,37 @@ void ws_spawn(struct ws_group *group, struct ws_task *task)
 	struct ws_pool *pool = group->pool;
 	struct ws_worker *worker = ws_current_worker(pool);
 
-	if (worker)
+	if (worker) {
 		task->isolation = worker->isolation;
+		/*
+		 * The group's owner spawning a ready task: lazy join, as in
+		 * libfork.  The task is counted only in the owner's own
+		 * counter, with no atomic operation; a thief that takes it
+		 * counts it in the group (ws_task_claim()).  Acquire as in
+		 * ws_task_release_spawn_ref().
+		 */
+		if (group->owner == worker &&
+		    likely(atomic_read_acquire(&task->deps) == 1)) {
+			task->group = group;
+			task->flags = WS_TASK_LAZY;
+			/* Owner only; ws_group_done() reads it locklessly. */
+			WRITE_ONCE(group->lazy, group->lazy + 1);
+			if (likely(ws_deque_push(&worker->deque, task,
+						 GFP_NOWAIT))) {
+				ws_stat_inc(pool, spawned);
+				trace_wsched_spawn(pool, task);
+				/* No barrier, as in ws_queue_ready(). */
+				ws_wake_one(pool);
+				return;
+			}
+			/* The deque could not grow: count it after all. */
+			task->flags = 0;
+			atomic_inc(&group->pending);
+			WRITE_ONCE(group->lazy, group->lazy - 1);
+			ws_inject(pool, task);
+			return;
+		}
+	}
 	if (ws_task_arm(group, task))
 		ws_queue_ready(pool, worker, task);
 }
@@ -628,12 +665,29 @@ static struct ws_task *ws_take_mail(struct ws_worker *worker)
 }
 
 /*
+ * A lazily spawned task of ours has finished (or handed its place to a
+ * bypassed task that is counted): one fewer to wait for.
+ */
+static void ws_lazy_done(struct ws_group *group)
+{
+	/*
+	 * Release pairs with the acquire of lazy in ws_group_done(): a
+	 * waiter that sees the count drop sees the task's writes.
+	 */
+	smp_store_release(&group->lazy, group->lazy - 1);
+}
+
+/*
  * Run @task, or its cancel hook if its group was cancelled.  Return the
  * task to run next on this worker (bypass), or NULL.  A returned task
  * takes the place of @task in its group, so the count is untouched:
  * bypass costs no atomic operation.  A successor that @task made ready
  * runs next unless @task returned a task, which then wins (the oneTBB
  * task_group rule) and the successor is queued.
+ *
+ * A lazily spawned task runs only on its group's owner (thieves count the
+ * tasks they take, see ws_task_claim()), which counts it done in its own
+ * counter: no atomic operation either.
  */
 static struct ws_task *ws_execute(struct ws_worker *worker,
 				  struct ws_task *task)
@@ -641,6 +695,7 @@ static struct ws_task *ws_execute(struct ws_worker *worker,
 	struct ws_group *group = task->group;
 	struct ws_pool *pool = worker->pool;
 	unsigned long outer = worker->isolation;
+	bool lazy = task->flags & WS_TASK_LAZY;
 	struct ws_task *next = NULL, *ready;
 
 	if (unlikely(ws_group_cancelled(group))) {
@@ -660,6 +715,17 @@ static struct ws_task *ws_execute(struct ws_worker *worker,
 	if (next) {
 		next->group = group;
 		next->isolation = task->isolation;
+		next->flags = lazy ? WS_TASK_LAZY : 0;
+		/*
+		 * A lazy place may only pass to a task that runs here now:
+		 * one with predecessors left may be released and run
+		 * anywhere, so count it in the group first.
+		 */
+		if (lazy && atomic_read(&next->deps) != 1) {
+			next->flags = 0;
+			atomic_inc(&group->pending);
+			ws_lazy_done(group);
+		}
 		/* Never bypass a task that still waits for predecessors. */
 		if (ws_task_release_spawn_ref(pool, next)) {
 			if (ready)
@@ -669,6 +735,8 @@ static struct ws_task *ws_execute(struct ws_worker *worker,
 			return next;
 		}
 		/* Deferred: it keeps @task's count in the group. */
+	} else if (lazy) {
+		ws_lazy_done(group);
 	} else {
 		ws_group_complete(group);
 	}
@@ -677,6 +745,31 @@ static struct ws_task *ws_execute(struct ws_worker *worker,
 		trace_wsched_bypass(pool, ready);
 	}
 	return ready;
+}
+
+/**
+ * ws_task_claim - count a task taken from another thread's deque
+ * @task: the task, now owned by the caller
+ *
+ * A lazily spawned task is counted only by its group's owner.  Whoever
+ * takes one from the owner's deque (a thief, or the hotplug and slot
+ * release paths that empty a deque) counts it in the group's pending
+ * count before it can run elsewhere.
+ */
+void ws_task_claim(struct ws_task *task)
+{
+	struct ws_group *group;
+
+	if (likely(!(task->flags & WS_TASK_LAZY)))
+		return;
+	group = task->group;
+	task->flags = 0;
+	atomic_inc(&group->pending);
+	/*
+	 * Release: the count above comes before the steal is seen; pairs
+	 * with the acquire of stolen in ws_group_done().
+	 */
+	atomic_inc_return_release(&group->stolen);
 }
 
 /*
@@ -731,6 +824,7 @@ static struct ws_task *ws_steal(struct ws_worker *thief)
 			task = ws_deque_steal(&victim->deque, &lost_race);
 		} while (!task && lost_race);
 		if (task) {
+			ws_task_claim(task);
 			ws_stat_inc(pool, stolen);
 			trace_wsched_steal(pool, task, slot);
 			/* Cascade: more left there, so wake a helper. */
@@ -986,8 +1080,10 @@ static void ws_release_slot(struct ws_worker *slot)
 	struct ws_pool *pool = slot->pool;
 	struct ws_task *task;
 
-	while ((task = ws_deque_pop(&slot->deque)))
+	while ((task = ws_deque_pop(&slot->deque))) {
+		ws_task_claim(task);
 		ws_inject(pool, task);
+	}
 	WRITE_ONCE(slot->thread, NULL);
 	/* Release; pairs with test_and_set_bit_lock() in ws_claim_slot(). */
 	clear_bit_unlock(slot->cpu - pool->nr_cpus, &pool->joined);
@@ -1166,7 +1262,12 @@ static void ws_external_wait(struct ws_pool *pool, struct ws_group *group)
 	struct ws_worker *slot = ws_join(pool);
 
 	if (!slot) {
-		ws_nap_on_group(group, true);
+		/*
+		 * The owner of a group finishes its lazy tasks without a
+		 * wake-up: poll every tick for those.
+		 */
+		while (!ws_group_done(group))
+			ws_nap_on_group(group, !group->owner);
 		return;
 	}
 	ws_worker_wait(slot, group);

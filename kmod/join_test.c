@@ -5,7 +5,9 @@
  * is busy), what it spawns is stealable, isolation holds for it; chains of
  * nested waits deeper than every worker may go finish with compensation
  * threads; mail to a busy worker is taken by another; a task that returns
- * itself after gaining a predecessor waits for it; a pool with a worker
+ * itself after gaining a predecessor waits for it; lazily spawned tasks
+ * (a group's owner does not count its spawns unless they are stolen) are
+ * waited for correctly by the owner and by others; a pool with a worker
  * limit replaces a worker whose CPU goes offline.
  */
 #include <kunit/test.h>
@@ -617,6 +619,184 @@ static void join_again_after_pred(struct kunit *test)
 	ws_pool_destroy(pool);
 }
 
+/* ---- lazy join: a group's owner spawns without counting ---- */
+
+/**
+ * struct jt_lazy - a group set up by a task, waited for by two threads
+ * @task: the owner's task
+ * @pool: the pool
+ * @group: the group, owned by the thread that runs @task
+ * @nodes: the group's tasks
+ * @n: how many
+ * @spawned: set once @task has spawned them all
+ * @outside_saw: tasks finished when the outside waiter's wait returned
+ */
+struct jt_lazy {
+	struct ws_task task;
+	struct ws_pool *pool;
+	struct ws_group group;
+	struct jt_node *nodes;
+	unsigned int n;
+	int spawned;
+	unsigned int outside_saw;
+};
+
+static struct ws_task *jt_lazy_owner_fn(struct ws_task *task)
+{
+	struct jt_lazy *l = container_of(task, struct jt_lazy, task);
+	unsigned int i;
+
+	ws_group_init(&l->group, l->pool);
+	for (i = 0; i < l->n; i++)
+		ws_spawn(&l->group, &l->nodes[i].task);
+	/* Pairs with smp_load_acquire() in join_lazy_foreign_wait(). */
+	smp_store_release(&l->spawned, 1);
+	ws_group_wait(&l->group);
+	return NULL;
+}
+
+/*
+ * A task spawns into a group it set up (lazily, uncounted unless stolen)
+ * while a thread outside the pool waits for the same group: that wait
+ * too must return only once every task has run, whether the owner ran it
+ * or a thief did.
+ */
+static void join_lazy_foreign_wait(struct kunit *test)
+{
+	struct ws_pool *pool = jt_pool(test, "t_jlazy", NULL);
+	unsigned long deadline = jiffies + JT_TIMEOUT;
+	struct ws_pool_stats before, after;
+	struct ws_group outer;
+	struct jt_lazy *l;
+	unsigned int i, round;
+
+	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	ws_pool_read_stats(pool, &before);
+	for (round = 0; round < 8; round++) {
+		l->pool = pool;
+		l->n = 48;
+		l->spawned = 0;
+		l->nodes = jt_nodes(test, l->n, 1000);
+		ws_task_init(&l->task, jt_lazy_owner_fn);
+		ws_group_init(&outer, pool);
+		ws_spawn(&outer, &l->task);
+		/* Pairs with smp_store_release() in jt_lazy_owner_fn(). */
+		while (!smp_load_acquire(&l->spawned) &&
+		       time_before(jiffies, deadline))
+			cpu_relax();
+		/* Pairs with smp_store_release() in jt_lazy_owner_fn(). */
+		KUNIT_ASSERT_EQ(test, smp_load_acquire(&l->spawned), 1);
+		/* Not our group: we are not its owner. */
+		ws_group_wait(&l->group);
+		for (i = 0; i < l->n; i++)
+			l->outside_saw += atomic_read(&l->nodes[i].runs) == 1;
+		KUNIT_EXPECT_EQ(test, l->outside_saw, l->n);
+		l->outside_saw = 0;
+		ws_group_wait(&outer);
+		KUNIT_EXPECT_EQ(test, jt_ran_once(l->nodes, l->n), l->n);
+	}
+	ws_pool_read_stats(pool, &after);
+	/* Some were stolen from the owner, the lazy path's other half. */
+	KUNIT_EXPECT_GT(test, after.stolen - before.stolen, 0ULL);
+	ws_pool_destroy(pool);
+}
+
+/**
+ * struct jt_defer - a lazily spawned task that returns a task with a
+ *	predecessor left
+ * @first: spawned lazily by the group's owner
+ * @next: returned by @first; waits for @gate
+ * @gate: held until @first has run
+ * @group: the group, owned by the thread that joined for the test
+ * @release: lets @gate finish
+ * @gate_done: @gate has finished
+ * @next_runs: runs of @next
+ * @next_early: @next ran before @gate finished
+ * @precede_err: what ws_task_precede() returned
+ */
+struct jt_defer {
+	struct ws_task first, next, gate;
+	struct ws_group group;
+	int release;
+	int gate_done;
+	atomic_t next_runs;
+	int next_early;
+	int precede_err;
+};
+
+static struct ws_task *jt_defer_gate_fn(struct ws_task *task)
+{
+	struct jt_defer *d = container_of(task, struct jt_defer, gate);
+	unsigned long deadline = jiffies + JT_TIMEOUT;
+
+	/* Pairs with smp_store_release() in jt_defer_first_fn(). */
+	while (!smp_load_acquire(&d->release) &&
+	       time_before(jiffies, deadline))
+		usleep_range(1000, 2000);
+	usleep_range(20000, 21000);
+	/* Pairs with smp_load_acquire() in jt_defer_next_fn(). */
+	smp_store_release(&d->gate_done, 1);
+	return NULL;
+}
+
+static struct ws_task *jt_defer_next_fn(struct ws_task *task)
+{
+	struct jt_defer *d = container_of(task, struct jt_defer, next);
+
+	atomic_inc(&d->next_runs);
+	/* Pairs with smp_store_release() in jt_defer_gate_fn(). */
+	if (!smp_load_acquire(&d->gate_done))
+		d->next_early = 1;
+	return NULL;
+}
+
+static struct ws_task *jt_defer_first_fn(struct ws_task *task)
+{
+	struct jt_defer *d = container_of(task, struct jt_defer, first);
+
+	ws_task_init(&d->next, jt_defer_next_fn);
+	d->precede_err = ws_task_precede(&d->gate, &d->next, GFP_KERNEL);
+	/* Pairs with smp_load_acquire() in jt_defer_gate_fn(). */
+	smp_store_release(&d->release, 1);
+	return &d->next;
+}
+
+static int jt_defer_run(void *arg)
+{
+	struct jt_defer *d = arg;
+
+	ws_group_init(&d->group, NULL);
+	ws_task_init(&d->first, jt_defer_first_fn);
+	ws_task_init(&d->gate, jt_defer_gate_fn);
+	/* The gate first: it sits below @first on our deque. */
+	ws_spawn(&d->group, &d->gate);
+	ws_spawn(&d->group, &d->first);
+	return ws_group_wait(&d->group);
+}
+
+/*
+ * A lazily spawned task hands its place to a task that must wait for a
+ * predecessor: that task may then run anywhere, so it must be counted in
+ * the group, and the wait must not return before it has run.
+ */
+static void join_lazy_deferred_bypass(struct kunit *test)
+{
+	struct jt_defer *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	unsigned int round;
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	for (round = 0; round < 4; round++) {
+		memset(d, 0, sizeof(*d));
+		KUNIT_EXPECT_EQ(test, ws_pool_execute(NULL, jt_defer_run, d),
+				0);
+		KUNIT_EXPECT_EQ(test, d->precede_err, 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&d->next_runs), 1);
+		KUNIT_EXPECT_EQ(test, d->next_early, 0);
+		KUNIT_EXPECT_TRUE(test, ws_group_done(&d->group));
+	}
+}
+
 /* ---- a worker limit across CPU hotplug ---- */
 
 /*
@@ -678,6 +858,8 @@ static struct kunit_case join_cases[] = {
 	KUNIT_CASE(join_stall_depth),
 	KUNIT_CASE(join_mail_busy),
 	KUNIT_CASE(join_again_after_pred),
+	KUNIT_CASE(join_lazy_foreign_wait),
+	KUNIT_CASE(join_lazy_deferred_bypass),
 	KUNIT_CASE(join_limit_hotplug),
 	{}
 };

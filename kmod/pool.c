@@ -165,8 +165,10 @@ static int ws_cpu_offline(unsigned int cpu, struct hlist_node *node)
 	WRITE_ONCE(pool->nr_threads, pool->nr_threads - 1);
 	ws_replace_worker(pool, cpu);
 	/* The owner is gone (kthread_stop() orders us after it). */
-	while ((task = ws_deque_pop(&worker->deque)))
+	while ((task = ws_deque_pop(&worker->deque))) {
+		ws_task_claim(task);
 		ws_inject(pool, task);
+	}
 	spin_lock(&worker->mailbox_lock);
 	mail = llist_del_all(&worker->mailbox);
 	spin_unlock(&worker->mailbox_lock);

@@ -150,6 +150,7 @@ void ws_freeze_pools(bool freeze);
 void ws_reap_compensator(struct ws_worker *slot);
 bool ws_pool_has_work(struct ws_pool *pool);
 void ws_inject(struct ws_pool *pool, struct ws_task *task);
+void ws_task_claim(struct ws_task *task);
 bool ws_in_pool(struct ws_pool *pool);
 struct module *ws_owner_module(void);
 bool ws_should_split(struct ws_pool *pool);

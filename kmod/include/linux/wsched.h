@@ -24,6 +24,7 @@ struct ws_pool;
 struct ws_group;
 struct ws_task;
 struct ws_dep;
+struct ws_worker;
 
 /*
  * ws_task_fn - body of a task (kernel-doc cannot parse this typedef).
@@ -58,6 +59,7 @@ typedef void (*ws_cancel_fn)(struct ws_task *task);
  * @successors: edges to the tasks that wait for this one
  * @deps: unfinished predecessors, plus one until the task is spawned
  * @isolation: tag of the isolated region the task was spawned in, or 0
+ * @flags: wsched's private state bits
  *
  * Initialise with ws_task_init().  The fields are private to wsched.
  */
@@ -68,6 +70,7 @@ struct ws_task {
 	struct llist_node node;
 	struct ws_dep *successors;
 	atomic_t deps;
+	unsigned int flags;
 	unsigned long isolation;
 };
 
@@ -78,6 +81,12 @@ struct ws_task {
  * @flags: %WS_GROUP_CANCEL_ON_ERROR and wsched's private state bits
  * @pool: the pool the group's tasks run in
  * @done: called when the last pending task finishes, or NULL
+ * @owner: the pool thread that set the group up, or NULL; its spawns are
+ *	lazy: counted in @lazy, not in @pending, unless they are stolen
+ * @lazy: tasks @owner spawned lazily and has not run itself; written by
+ *	@owner only
+ * @stolen: lazily spawned tasks that other threads took (and counted in
+ *	@pending)
  *
  * Initialise with ws_group_init().  The fields are private to wsched.
  * A group may live on the stack of the thread that waits for it.
@@ -88,6 +97,9 @@ struct ws_group {
 	unsigned long flags;
 	struct ws_pool *pool;
 	void (*done)(struct ws_group *group);
+	struct ws_worker *owner;
+	unsigned int lazy;
+	atomic_t stolen;
 };
 
 /* A task failure (ws_task_fail()) cancels the rest of the group. */
@@ -257,6 +269,7 @@ static inline void ws_task_init(struct ws_task *task, ws_task_fn fn)
 	task->group = NULL;
 	task->successors = NULL;
 	atomic_set(&task->deps, 1);
+	task->flags = 0;
 	task->isolation = 0;
 }
 
@@ -298,6 +311,8 @@ static inline void ws_group_set_done(struct ws_group *group,
 				     void (*done)(struct ws_group *group))
 {
 	group->done = done;
+	/* Every task must count in @pending for the callback to fire. */
+	group->owner = NULL;
 }
 
 /**
@@ -309,6 +324,19 @@ static inline void ws_group_set_done(struct ws_group *group,
  */
 static inline bool ws_group_done(struct ws_group *group)
 {
+	/*
+	 * Pairs with the release by a thief that took a lazily spawned task
+	 * (ws_task_claim()): it counted the task in @pending first.
+	 */
+	unsigned int stolen = atomic_read_acquire(&group->stolen);
+
+	/*
+	 * Pairs with the release of @lazy by the owner once it has run a
+	 * lazily spawned task: the task's writes are visible.  Every lazy
+	 * task not run by the owner was stolen and is counted in @pending.
+	 */
+	if (smp_load_acquire(&group->lazy) != stolen)
+		return false;
 	/* Pairs with the fully ordered decrement on task completion. */
 	return atomic_read_acquire(&group->pending) == 0;
 }
