@@ -15,6 +15,8 @@
 #include <linux/vmalloc.h>
 #include <linux/wsched.h>
 
+#include "ws_test.h"
+
 #include "wsched_internal.h"
 #include "wsched_trace.h"
 
@@ -23,10 +25,7 @@ MODULE_IMPORT_NS(WSCHED_INTERNAL);
 static struct ws_pool *api_pool(struct kunit *test, const char *name,
 				const struct ws_pool_attrs *attrs)
 {
-	struct ws_pool *pool = ws_pool_create_attrs(name, attrs);
-
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
-	return pool;
+	return ws_test_pool(test, name, attrs);
 }
 
 /* ---- a generic recorded node ---- */
@@ -161,7 +160,7 @@ static void api_diamond(struct kunit *test)
 		KUNIT_EXPECT_LT(test, n[2].order, n[3].order);
 		vfree(set.nodes);
 	}
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /*
@@ -208,7 +207,7 @@ static void api_random_dag(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.executed - before.executed, (u64)nr);
 	KUNIT_EXPECT_GT(test, after.released - before.released, 0ULL);
 	vfree(set.nodes);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /*
@@ -280,7 +279,7 @@ static void api_bypass_successor(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&set.violations), 0);
 	KUNIT_EXPECT_LT(test, n[1].order, n[2].order);
 	vfree(set.nodes);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /* ---- cancellation and errors ---- */
@@ -311,7 +310,7 @@ static void api_cancel_before(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.cancelled - before.cancelled, (u64)nr);
 	KUNIT_EXPECT_EQ(test, after.executed - before.executed, 0ULL);
 	vfree(set.nodes);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 struct poller {
@@ -369,7 +368,7 @@ static void api_cancel_during(struct kunit *test)
 	KUNIT_EXPECT_GE(test, ran, 10U);
 	KUNIT_EXPECT_GT(test, cancelled, 0U);
 	vfree(set.nodes);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /*
@@ -413,7 +412,7 @@ static void api_first_error(struct kunit *test)
 		}
 		vfree(set.nodes);
 	}
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /* ---- isolation ---- */
@@ -531,7 +530,7 @@ static void api_isolation(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ws_pool_nr_workers(pool), 2U);
 	KUNIT_EXPECT_EQ(test, isolation_run(test, pool, true), 0U);
 	KUNIT_EXPECT_GT(test, isolation_run(test, pool, false), 0U);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /* ---- FIFO enqueue ---- */
@@ -553,7 +552,7 @@ static void api_enqueue_order(struct kunit *test)
 	for (i = 0; i < set.nr; i++)
 		KUNIT_EXPECT_EQ(test, set.nodes[i].order, (int)i + 1);
 	vfree(set.nodes);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 struct storm {
@@ -622,7 +621,7 @@ static void api_enqueue_storm(struct kunit *test)
 	ws_group_wait(&fifo_group);
 	KUNIT_EXPECT_EQ(test, nodes_run_once(&set), set.nr);
 	vfree(set.nodes);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /* ---- affinity and attributes ---- */
@@ -662,7 +661,7 @@ static void api_affinity(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, w.cpu, (int)cpu);
 		}
 	}
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 static void api_attrs(struct kunit *test)
@@ -691,7 +690,7 @@ static void api_attrs(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, w[i].cpu, (int)first);
 		KUNIT_EXPECT_EQ(test, w[i].nice, 5);
 	}
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 
 	/* A worker limit, and a mask without any CPU. */
 	attrs.cpumask = NULL;
@@ -699,7 +698,7 @@ static void api_attrs(struct kunit *test)
 	pool = api_pool(test, "t_attrs", &attrs);
 	KUNIT_EXPECT_EQ(test, ws_pool_nr_workers(pool),
 			min(2U, num_online_cpus()));
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 	cpumask_clear(mask);
 	attrs.cpumask = mask;
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ws_pool_create_attrs("t_attrs", &attrs)),
@@ -746,7 +745,7 @@ static void api_hotplug(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nodes_run_once(&set), nr);
 	KUNIT_EXPECT_GT(test, cycles, 0U);
 	vfree(set.nodes);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /* ---- lifetime ---- */
@@ -759,7 +758,7 @@ static void api_module_pin(struct kunit *test)
 	struct ws_pool *pool = api_pool(test, "t_pin", NULL);
 
 	KUNIT_EXPECT_EQ(test, module_refcount(mod), refs + 1);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 	KUNIT_EXPECT_EQ(test, module_refcount(mod), refs);
 }
 
@@ -792,7 +791,7 @@ static void api_long_task(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nodes_run_once(&slow), 1U);
 	vfree(slow.nodes);
 	vfree(fast.nodes);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /* ---- tracepoints ---- */
@@ -914,7 +913,7 @@ static void api_tracepoints(struct kunit *test)
 			after.wakeups - before.wakeups);
 	KUNIT_EXPECT_GT(test, atomic_read(&c->sleep), 0);
 	vfree(set.nodes);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /* ---- suspend ---- */
@@ -939,7 +938,7 @@ static void api_freeze(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
 	KUNIT_EXPECT_EQ(test, nodes_run_once(&set), set.nr);
 	vfree(set.nodes);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 static struct kunit_case api_cases[] = {

@@ -226,21 +226,33 @@ void ws_inject(struct ws_pool *pool, struct ws_task *task)
 	ws_wake_one(pool);
 }
 
+/*
+ * Push a ready task onto our own deque.  Return false if the deque was
+ * full and could not grow (the task was not queued).
+ */
+static bool ws_push_own(struct ws_pool *pool, struct ws_worker *worker,
+			struct ws_task *task)
+{
+	if (unlikely(!ws_deque_push(&worker->deque, task, GFP_NOWAIT)))
+		return false;
+	ws_stat_inc(pool, spawned);
+	trace_wsched_spawn(pool, task);
+	/*
+	 * Deliberately no barrier: a missed wake-up here costs parallelism,
+	 * never progress, as this worker runs its own deque (or rechecks
+	 * with a barrier before it naps, see ws_nap_stuck()).  Later spawns
+	 * see the sleepers.
+	 */
+	ws_wake_one(pool);
+	return true;
+}
+
 /* Queue a ready task: our own deque on a worker, else the injection queue. */
 static void ws_queue_ready(struct ws_pool *pool, struct ws_worker *worker,
 			   struct ws_task *task)
 {
-	if (likely(worker) && ws_deque_push(&worker->deque, task, GFP_NOWAIT)) {
-		ws_stat_inc(pool, spawned);
-		trace_wsched_spawn(pool, task);
-		/*
-		 * Deliberately no barrier: a missed wake-up here costs
-		 * parallelism, never progress, as this worker runs its own
-		 * deque.  Later spawns see the sleepers.
-		 */
-		ws_wake_one(pool);
+	if (likely(worker) && ws_push_own(pool, worker, task))
 		return;
-	}
 	ws_inject(pool, task);
 }
 
@@ -505,14 +517,8 @@ void ws_spawn(struct ws_group *group, struct ws_task *task)
 			task->flags = WS_TASK_LAZY;
 			/* Owner only; ws_group_done() reads it locklessly. */
 			WRITE_ONCE(group->lazy, group->lazy + 1);
-			if (likely(ws_deque_push(&worker->deque, task,
-						 GFP_NOWAIT))) {
-				ws_stat_inc(pool, spawned);
-				trace_wsched_spawn(pool, task);
-				/* No barrier, as in ws_queue_ready(). */
-				ws_wake_one(pool);
+			if (likely(ws_push_own(pool, worker, task)))
 				return;
-			}
 			/* The deque could not grow: count it after all. */
 			task->flags = 0;
 			atomic_inc(&group->pending);
@@ -1015,12 +1021,18 @@ int ws_worker_thread(void *arg)
 	return 0;
 }
 
+/* How a wait sleeps: out of the load average, and killable if asked. */
+#define WS_NAP_STATE		TASK_IDLE
+#define WS_NAP_KILLABLE		(TASK_IDLE | TASK_WAKEKILL)
+
 /*
- * Sleep until @group completes, or for at most a tick if !@forever.
- * A worker whose group's tasks run elsewhere naps here and wakes each
- * tick to look for new work to help with.
+ * Sleep until @group completes, or for at most a tick if !@forever, in
+ * @state (WS_NAP_STATE or WS_NAP_KILLABLE; the latter returns at once
+ * when a fatal signal is pending).  A worker whose group's tasks run
+ * elsewhere naps here and wakes each tick to look for new work.
  */
-static void ws_nap_on_group(struct ws_group *group, bool forever)
+static void ws_nap_on_group(struct ws_group *group, bool forever,
+			    unsigned int state)
 {
 	struct wait_queue_head *wq = __var_waitqueue(&group->pending);
 	struct wait_bit_queue_entry wbq;
@@ -1030,9 +1042,11 @@ static void ws_nap_on_group(struct ws_group *group, bool forever)
 		/*
 		 * prepare_to_wait_event() queues us, then sets the task state
 		 * with a full barrier; pairs with atomic_dec_and_test() before
-		 * wake_up_var() in ws_group_complete().
+		 * wake_up_var() in ws_group_complete().  It refuses (and does
+		 * not queue us) when a signal the state allows is pending.
 		 */
-		prepare_to_wait_event(wq, &wbq.wq_entry, TASK_IDLE);
+		if (prepare_to_wait_event(wq, &wbq.wq_entry, state))
+			break;
 		if (ws_group_done(group))
 			break;
 		if (!forever) {
@@ -1196,7 +1210,8 @@ static void ws_compensate(struct ws_pool *pool)
  * worker, or, if every thread of the pool is stuck like us, start a
  * compensation thread.
  */
-static void ws_nap_stuck(struct ws_worker *worker, struct ws_group *group)
+static void ws_nap_stuck(struct ws_worker *worker, struct ws_group *group,
+			 unsigned int state)
 {
 	struct ws_pool *pool = worker->pool;
 
@@ -1217,21 +1232,32 @@ static void ws_nap_stuck(struct ws_worker *worker, struct ws_group *group)
 			 hweight_long(READ_ONCE(pool->joined)))
 			ws_compensate(pool);
 	}
-	ws_nap_on_group(group, false);
+	ws_nap_on_group(group, false, state);
 	atomic_dec(&pool->nr_stuck);
 }
 
-/* A pool thread waits by running tasks until the group completes. */
-static void ws_worker_wait(struct ws_worker *worker, struct ws_group *group)
+/*
+ * A pool thread waits by running tasks until the group completes.  A
+ * killable wait also stops, between tasks, once a fatal signal is pending.
+ * Return: 0, or -EINTR if it stopped before the group completed.
+ */
+static int ws_worker_wait(struct ws_worker *worker, struct ws_group *group,
+			  bool killable)
 {
+	unsigned int state = killable ? WS_NAP_KILLABLE : WS_NAP_STATE;
 	enum ws_scope scope = ws_wait_scope(worker);
 	bool restricted = scope != WS_RUN_ANY || worker->isolation;
 	unsigned int empty_rounds = 0;
 	struct ws_task *task = NULL;
+	int ret = 0;
 
 	worker->wait_depth++;
 	/* A task returned for bypass must run even if the group is done. */
 	while (task || !ws_group_done(group)) {
+		if (!task && killable && fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
 		task = ws_next_task(worker, task, scope);
 		if (task) {
 			task = ws_execute(worker, task);
@@ -1245,11 +1271,12 @@ static void ws_worker_wait(struct ws_worker *worker, struct ws_group *group)
 		}
 		empty_rounds = 0;
 		if (restricted)
-			ws_nap_stuck(worker, group);
+			ws_nap_stuck(worker, group, state);
 		else
-			ws_nap_on_group(group, false);
+			ws_nap_on_group(group, false, state);
 	}
 	worker->wait_depth--;
+	return ret;
 }
 
 /*
@@ -1257,21 +1284,47 @@ static void ws_worker_wait(struct ws_worker *worker, struct ws_group *group)
  * pool in a slot of our own and run tasks like a worker until the group
  * is done; with every join slot taken, just sleep.
  */
-static void ws_external_wait(struct ws_pool *pool, struct ws_group *group)
+static int ws_external_wait(struct ws_pool *pool, struct ws_group *group,
+			    bool killable)
 {
+	unsigned int state = killable ? WS_NAP_KILLABLE : WS_NAP_STATE;
 	struct ws_worker *slot = ws_join(pool);
+	int ret;
 
 	if (!slot) {
 		/*
 		 * The owner of a group finishes its lazy tasks without a
 		 * wake-up: poll every tick for those.
 		 */
-		while (!ws_group_done(group))
-			ws_nap_on_group(group, !group->owner);
-		return;
+		while (!ws_group_done(group)) {
+			if (killable && fatal_signal_pending(current))
+				return -EINTR;
+			ws_nap_on_group(group, !group->owner, state);
+		}
+		return 0;
 	}
-	ws_worker_wait(slot, group);
+	ret = ws_worker_wait(slot, group, killable);
 	ws_release_slot(slot);
+	return ret;
+}
+
+static int ws_wait(struct ws_group *group, bool killable)
+{
+	struct ws_pool *pool = group->pool;
+	struct ws_worker *worker = ws_current_worker(pool);
+	int error = 0;
+
+	if (worker)
+		error = ws_worker_wait(worker, group, killable);
+	else if (!ws_group_done(group))
+		error = ws_external_wait(pool, group, killable);
+	if (error)
+		return error;
+	/* Ordered after the tasks by the acquire in ws_group_done(). */
+	error = READ_ONCE(group->error);
+	if (error)
+		return error;
+	return ws_group_cancelled(group) ? -ECANCELED : 0;
 }
 
 /**
@@ -1302,21 +1355,30 @@ static void ws_external_wait(struct ws_pool *pool, struct ws_group *group)
  */
 int ws_group_wait(struct ws_group *group)
 {
-	struct ws_pool *pool = group->pool;
-	struct ws_worker *worker = ws_current_worker(pool);
-	int error;
-
-	if (worker)
-		ws_worker_wait(worker, group);
-	else if (!ws_group_done(group))
-		ws_external_wait(pool, group);
-	/* Ordered after the tasks by the acquire in ws_group_done(). */
-	error = READ_ONCE(group->error);
-	if (error)
-		return error;
-	return ws_group_cancelled(group) ? -ECANCELED : 0;
+	return ws_wait(group, false);
 }
 EXPORT_SYMBOL_GPL(ws_group_wait);
+
+/**
+ * ws_group_wait_killable - wait for a group unless the caller is killed
+ * @group: the group
+ *
+ * Like ws_group_wait(), but stops, between two tasks or in its sleep, once
+ * a fatal signal is pending for the caller, and then returns -EINTR while
+ * tasks of the group may still be queued or running.  The caller must
+ * then keep the group and its tasks valid until the group completes: for
+ * example cancel it (ws_group_cancel()) and wait with ws_group_wait(),
+ * which only waits for the tasks that already run, or have the group's
+ * done callback free them.
+ *
+ * Context: process context, may sleep.
+ * Return: as ws_group_wait(), or -EINTR.
+ */
+int ws_group_wait_killable(struct ws_group *group)
+{
+	return ws_wait(group, true);
+}
+EXPORT_SYMBOL_GPL(ws_group_wait_killable);
 
 /*
  * Run @fn(@arg) as a thread of @pool, in an isolated region if @isolate.

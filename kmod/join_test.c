@@ -8,19 +8,25 @@
  * itself after gaining a predecessor waits for it; lazily spawned tasks
  * (a group's owner does not count its spawns unless they are stolen) are
  * waited for correctly by the owner and by others; a pool with a worker
- * limit replaces a worker whose CPU goes offline.
+ * limit replaces a worker whose CPU goes offline; a killable wait
+ * returns when its thread is killed.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/wsched.h>
+
+#include "ws_test.h"
 
 /* Longest a test waits for something before it gives up and fails. */
 #define JT_TIMEOUT	(20 * HZ)
@@ -28,10 +34,7 @@
 static struct ws_pool *jt_pool(struct kunit *test, const char *name,
 			       const struct ws_pool_attrs *attrs)
 {
-	struct ws_pool *pool = ws_pool_create_attrs(name, attrs);
-
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
-	return pool;
+	return ws_test_pool(test, name, attrs);
 }
 
 /* A kthread of the pool: a worker or a compensation thread. */
@@ -194,7 +197,7 @@ static void join_busy_pool(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mine, n);
 	KUNIT_EXPECT_GE(test, after.joined - before.joined, 1ULL);
 	jt_blockers_release(test, &blockers);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /**
@@ -258,7 +261,7 @@ static void join_execute_stealable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.injected - before.injected, 0ULL);
 	KUNIT_EXPECT_EQ(test, after.spawned - before.spawned, (u64)e.n);
 	KUNIT_EXPECT_EQ(test, after.joined - before.joined, 1ULL);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /* ---- isolation of a joined thread ---- */
@@ -365,7 +368,7 @@ static void join_isolation(struct kunit *test)
 	pool = jt_pool(test, "t_jiso", NULL);
 	KUNIT_EXPECT_EQ(test, jt_iso_run(test, pool, true), 0U);
 	KUNIT_EXPECT_GT(test, jt_iso_run(test, pool, false), 0U);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /* ---- nested waits deeper than every worker may go ---- */
@@ -441,7 +444,7 @@ static void join_stall_depth(struct kunit *test)
 			once += atomic_read(&roots[c].levels[i]) == 1;
 	KUNIT_EXPECT_EQ(test, once, 2 * (depth + 1));
 	KUNIT_EXPECT_GT(test, after.compensated - before.compensated, 0ULL);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /* ---- mail to a worker that will not read it ---- */
@@ -520,7 +523,7 @@ static void join_mail_busy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, m.timed_out, 0);
 	/* Ordered by the wait; the acquire documents the pairing. */
 	KUNIT_EXPECT_EQ(test, smp_load_acquire(&m.ran_mail), 1);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /* ---- a task that returns itself after gaining a predecessor ---- */
@@ -616,7 +619,7 @@ static void join_again_after_pred(struct kunit *test)
 		/* Pairs with smp_store_release() in jt_gate_fn(). */
 		KUNIT_EXPECT_EQ(test, smp_load_acquire(&a->gate_done), 1);
 	}
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /* ---- lazy join: a group's owner spawns without counting ---- */
@@ -699,7 +702,7 @@ static void join_lazy_foreign_wait(struct kunit *test)
 	ws_pool_read_stats(pool, &after);
 	/* Some were stolen from the owner, the lazy path's other half. */
 	KUNIT_EXPECT_GT(test, after.stolen - before.stolen, 0ULL);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /**
@@ -797,6 +800,94 @@ static void join_lazy_deferred_bypass(struct kunit *test)
 	}
 }
 
+/* ---- a killable wait ---- */
+
+/**
+ * struct jt_kill - a thread killed while it waits for a group
+ * @pool: the pool
+ * @group: the group, with one task held until @release
+ * @held: the task
+ * @release: lets @held finish
+ * @waiting: the thread has spawned @held and is about to wait
+ * @returned: the killable wait returned
+ * @wait_ret: what it returned
+ * @done_at_return: whether the group was done when it returned
+ */
+struct jt_kill {
+	struct ws_pool *pool;
+	struct ws_group group;
+	struct ws_task held;
+	int release;
+	struct completion waiting;
+	struct completion returned;
+	int wait_ret;
+	bool done_at_return;
+};
+
+static struct ws_task *jt_held_fn(struct ws_task *task)
+{
+	struct jt_kill *k = container_of(task, struct jt_kill, held);
+	unsigned long deadline = jiffies + JT_TIMEOUT;
+
+	/* Pairs with smp_store_release() in join_killable_wait(). */
+	while (!smp_load_acquire(&k->release) &&
+	       time_before(jiffies, deadline))
+		usleep_range(1000, 2000);
+	return NULL;
+}
+
+static int jt_kill_thread(void *arg)
+{
+	struct jt_kill *k = arg;
+
+	allow_signal(SIGKILL);
+	ws_group_init(&k->group, k->pool);
+	ws_task_init(&k->held, jt_held_fn);
+	ws_spawn(&k->group, &k->held);
+	complete(&k->waiting);
+	k->wait_ret = ws_group_wait_killable(&k->group);
+	k->done_at_return = ws_group_done(&k->group);
+	complete(&k->returned);
+	/* The task still uses the group: wait for it, unkillably. */
+	ws_group_wait(&k->group);
+	while (!kthread_should_stop())
+		schedule_timeout_idle(1);
+	return 0;
+}
+
+/*
+ * ws_group_wait_killable() from a thread that joins the pool returns
+ * -EINTR once the thread is killed, while the group's task still runs;
+ * ws_group_wait() then waits for it.
+ */
+static void join_killable_wait(struct kunit *test)
+{
+	struct jt_kill *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+	struct task_struct *thread;
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	k->pool = jt_pool(test, "t_jkill", NULL);
+	init_completion(&k->waiting);
+	init_completion(&k->returned);
+	thread = kthread_run(jt_kill_thread, k, "jt_kill");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(thread));
+	get_task_struct(thread);
+	wait_for_completion(&k->waiting);
+	/* Let it join the pool and nap in its wait. */
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&k->returned));
+	send_sig(SIGKILL, thread, 1);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&k->returned,
+							  JT_TIMEOUT), 0UL);
+	KUNIT_EXPECT_EQ(test, k->wait_ret, -EINTR);
+	KUNIT_EXPECT_FALSE(test, k->done_at_return);
+	/* Pairs with smp_load_acquire() in jt_held_fn(). */
+	smp_store_release(&k->release, 1);
+	kthread_stop(thread);
+	put_task_struct(thread);
+	KUNIT_EXPECT_TRUE(test, ws_group_done(&k->group));
+}
+
 /* ---- a worker limit across CPU hotplug ---- */
 
 /*
@@ -834,7 +925,7 @@ static void join_limit_hotplug(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, jt_pool_thread(nodes[0].thread));
 	worker_cpu = nodes[0].cpu;
 	if (remove_cpu(worker_cpu)) {
-		ws_pool_destroy(pool);
+		ws_test_pool_destroy(test, pool);
 		kunit_skip(test, "cannot take CPU %u offline", worker_cpu);
 	}
 	KUNIT_EXPECT_EQ(test, ws_pool_nr_workers(pool), 1U);
@@ -848,7 +939,7 @@ static void join_limit_hotplug(struct kunit *test)
 		KUNIT_EXPECT_NE(test, nodes[i].cpu, worker_cpu);
 	KUNIT_EXPECT_EQ(test, add_cpu(worker_cpu), 0);
 	KUNIT_EXPECT_EQ(test, ws_pool_nr_workers(pool), 1U);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 static struct kunit_case join_cases[] = {
@@ -860,6 +951,7 @@ static struct kunit_case join_cases[] = {
 	KUNIT_CASE(join_again_after_pred),
 	KUNIT_CASE(join_lazy_foreign_wait),
 	KUNIT_CASE(join_lazy_deferred_bypass),
+	KUNIT_CASE(join_killable_wait),
 	KUNIT_CASE(join_limit_hotplug),
 	{}
 };

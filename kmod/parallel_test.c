@@ -20,41 +20,21 @@
 #include <linux/vmalloc.h>
 #include <linux/wsched.h>
 
+#include "ws_test.h"
+
 /* Chunks of @grain in @n indices; no overflow for any @grain >= 1. */
 static unsigned long nr_chunks(unsigned long n, unsigned long grain)
 {
 	return n ? (n - 1) / grain + 1 : 0;
 }
 
-static int par_pool_init(struct kunit_resource *res, void *pool)
-{
-	res->data = pool;
-	return 0;
-}
-
-static void par_pool_free(struct kunit_resource *res)
-{
-	ws_pool_destroy(res->data);
-}
-
-/*
- * A pool that KUnit destroys when the test case ends, however it ends
- * (a failed assertion included).  @max_workers 0: no limit.
- */
+/* A pool KUnit destroys when the case ends.  @max_workers 0: no limit. */
 static struct ws_pool *par_pool_max(struct kunit *test, const char *name,
 				    unsigned int max_workers)
 {
 	struct ws_pool_attrs attrs = { .max_workers = max_workers };
-	struct ws_pool *pool = ws_pool_create_attrs(name, &attrs);
-	void *tracked;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
-	tracked = kunit_alloc_resource(test, par_pool_init, par_pool_free,
-				       GFP_KERNEL, pool);
-	if (!tracked)
-		ws_pool_destroy(pool);
-	KUNIT_ASSERT_NOT_NULL(test, tracked);
-	return pool;
+	return ws_test_pool(test, name, &attrs);
 }
 
 static struct ws_pool *par_pool(struct kunit *test, const char *name)

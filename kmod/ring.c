@@ -131,6 +131,7 @@ struct wsd_rgraph {
 /* Room in the CQ; under ctx->cq_lock. */
 static bool wsd_cq_room(struct wsd_ctx *ctx)
 {
+	lockdep_assert_held(&ctx->cq_lock);
 	/*
 	 * Pairs with the application's release store of the head after it
 	 * read the entries below it: our writes to those slots come after.
@@ -143,6 +144,7 @@ static bool wsd_cq_room(struct wsd_ctx *ctx)
 /* Write one completion to the CQ and publish it; under ctx->cq_lock. */
 static void wsd_cq_write(struct wsd_ctx *ctx, const struct wsched_cqe *cqe)
 {
+	lockdep_assert_held(&ctx->cq_lock);
 	ctx->cqes[ctx->cq_ktail & (ctx->cq_entries - 1)] = *cqe;
 	/* Also read without the lock by wsd_cq_events_hint(). */
 	WRITE_ONCE(ctx->cq_ktail, ctx->cq_ktail + 1);
@@ -451,6 +453,7 @@ static int wsd_range(struct wsd_ctx *ctx, u32 buf, u64 off, u64 len,
 {
 	u64 end;
 
+	lockdep_assert_held(&ctx->lock);
 	if (buf >= ctx->nr_bufs)
 		return -EINVAL;
 	buf = array_index_nospec(buf, ctx->nr_bufs);

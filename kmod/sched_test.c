@@ -13,11 +13,12 @@
 #include <linux/string.h>
 #include <linux/wsched.h>
 
+#include "ws_test.h"
+
 static struct ws_pool *test_pool(struct kunit *test, const char *name)
 {
-	struct ws_pool *pool = ws_pool_create(name);
+	struct ws_pool *pool = ws_test_pool(test, name, NULL);
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
 	KUNIT_EXPECT_EQ(test, ws_pool_nr_workers(pool), num_online_cpus());
 	return pool;
 }
@@ -103,7 +104,7 @@ static void sched_fib25(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.spawned - before.spawned, fib_calls(25) - 1);
 	KUNIT_EXPECT_EQ(test, (after.popped - before.popped) +
 			(after.stolen - before.stolen), fib_calls(25) - 1);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 static void sched_system_pool(struct kunit *test)
@@ -186,7 +187,7 @@ static void sched_bypass(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.spawned - before.spawned, 0ULL);
 	KUNIT_EXPECT_EQ(test, after.popped - before.popped, 0ULL);
 	KUNIT_EXPECT_EQ(test, after.stolen - before.stolen, 0ULL);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /* ---- many tasks, counted one by one ---- */
@@ -292,7 +293,7 @@ static void sched_steal(struct kunit *test)
 	KUNIT_EXPECT_GT(test, after.stolen - before.stolen, 0ULL);
 	KUNIT_EXPECT_EQ(test, (after.popped - before.popped) +
 			(after.stolen - before.stolen), (u64)STEAL_TASKS);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 	KUNIT_ASSERT_TRUE(test, zalloc_cpumask_var(&cpus, GFP_KERNEL));
 	for (i = 0; i < STEAL_TASKS; i++)
 		if (root.children[i].cpu >= 0)
@@ -340,7 +341,7 @@ static void sched_outside_wait(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&finished), n);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, atomic_read(&c[i].runs), 2);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /* ---- nesting deeper than a single worker may go ---- */
@@ -399,7 +400,7 @@ static void sched_deep_nesting(struct kunit *test)
 	for (i = 0; i <= depth; i++)
 		once += atomic_read(&levels[i]) == 1;
 	KUNIT_EXPECT_EQ(test, once, depth + 1);
-	ws_pool_destroy(pool);
+	ws_test_pool_destroy(test, pool);
 }
 
 /* ---- pool lifetime ---- */
@@ -419,14 +420,14 @@ static void sched_pool_lifecycle(struct kunit *test)
 		for (i = 0; i < 64; i++)
 			ws_spawn(&group, &c[i].task);
 		ws_group_wait(&group);
-		ws_pool_destroy(pool);
+		ws_test_pool_destroy(test, pool);
 	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&finished), 20 * 64);
 	for (i = 0; i < 64; i++)
 		KUNIT_EXPECT_EQ(test, atomic_read(&c[i].runs), 20);
 
 	/* An idle pool destroyed at once, and an unused one. */
-	ws_pool_destroy(test_pool(test, "t_life"));
+	ws_test_pool_destroy(test, test_pool(test, "t_life"));
 	ws_pool_destroy(NULL);
 }
 

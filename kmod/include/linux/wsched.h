@@ -217,6 +217,7 @@ void ws_spawn(struct ws_group *group, struct ws_task *task);
 void ws_spawn_on(struct ws_group *group, struct ws_task *task, int cpu);
 void ws_enqueue(struct ws_group *group, struct ws_task *task);
 int ws_group_wait(struct ws_group *group);
+int ws_group_wait_killable(struct ws_group *group);
 void ws_group_cancel(struct ws_group *group);
 bool ws_group_cancelled(struct ws_group *group);
 void ws_task_fail(struct ws_task *task, int error);

@@ -484,6 +484,7 @@ int native_cpu_up(unsigned int cpu);
 #define TASK_NOLOAD		0x0400
 #define TASK_FREEZABLE		0x2000
 #define TASK_IDLE		(TASK_UNINTERRUPTIBLE | TASK_NOLOAD)
+#define TASK_WAKEKILL		0x0100
 #define PF_KTHREAD		0x00200000
 #define MAX_SCHEDULE_TIMEOUT	LONG_MAX
 #define HZ			1000	/* a jiffy is a millisecond here */
@@ -512,6 +513,8 @@ struct task_struct *native_get_current(void);
 #define current	native_get_current()
 static inline void *task_stack_page(const struct task_struct *t) { return t->stack; }
 static inline bool in_task(void) { return true; }
+/* Threads here are never killed. */
+static inline bool fatal_signal_pending(struct task_struct *t) { (void)t; return false; }
 static inline bool in_interrupt(void) { return false; }
 #define might_sleep()	do { } while (0)
 
