@@ -31,7 +31,11 @@ if insmod /lib/wsched/wsched.ko; then
 	# shellcheck disable=SC2086
 	insmod /lib/wsched/wsched_bench.ko $params
 	echo "# bench-exit $?" >&3
-	dmesg | grep 'wsched_bench: \(row\|start\|stats\|done\)' | sed 's/^\[[^]]*\] //' >&3
+	# Unbound kworkers now (idle ones linger for minutes): the speed of
+	# the workqueue baselines differs between boots, and this may be why
+	# (Documentation/performance.rst).
+	echo "# kworkers_unbound=$(cat /proc/[0-9]*/comm 2>/dev/null | grep -c '^kworker/u')" >&3
+	dmesg | grep 'wsched_bench: \(row\|runs\|start\|stats\|done\)' | sed 's/^\[[^]]*\] //' >&3
 	dmesg | grep 'wsched_bench:.*MISMATCH' | sed 's/^\[[^]]*\] //' >&3
 	# /dev/wsched from user space; it takes the same key=value words
 	# and ignores those it does not know.

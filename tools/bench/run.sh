@@ -10,7 +10,8 @@
 #   BENCH_CPUS   guest CPUs (default: nproc)
 #   BENCH_ONLY   comma list of fib,nqueens,uts,crc32c,wavefront (module) and
 #                nop_ring,diamond_latency,crc32c_user (wsched_ubench); default all
-#   BENCH_RUNS   runs per variant (default 5)
+#   BENCH_RUNS   rounds, each running every variant once (default 5; the
+#                module's fib takes at least 5)
 #   BENCH_ARGS   more parameters of the module and wsched_ubench (each takes
 #                its own), e.g. "fib_n=25 crc_mb=32 ubench_ms=100"
 #   BENCH_TIMEOUT  seconds for the guest (default 540)

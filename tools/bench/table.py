@@ -33,6 +33,13 @@ def spread(lo, hi):
     return '%s-%s' % (a, b)
 
 
+def ratio_spread(r):
+    """min-max of the per-round ratios, or '-' for rows without them."""
+    if 'ratio_min' not in r or 'ratio_max' not in r:
+        return '-'
+    return '%s-%s' % (r['ratio_min'], r['ratio_max'])
+
+
 def main():
     rows = []
     with open(sys.argv[1], errors='replace') as f:
@@ -42,19 +49,20 @@ def main():
                 rows.append(dict(kv.split('=', 1) for kv in m.group(1).split()
                                  if '=' in kv))
     head = ('benchmark', 'baseline', 'baseline', 'wsched', 'ratio',
-            'spread (wsched)', 'notes')
+            'ratio min-max', 'spread (wsched)', 'notes')
     table = [head]
     for r in rows:
         notes = ' '.join('%s=%s' % (k, v) for k, v in r.items()
                          if k not in ('name', 'baseline', 'base_ns', 'ws_ns',
-                                      'ratio', 'min', 'max', 'base_min',
+                                      'ratio', 'ratio_min', 'ratio_max',
+                                      'min', 'max', 'base_min',
                                       'base_max'))
         table.append((r['name'], r['baseline'], fmt(r['base_ns']),
                       fmt(r['ws_ns']), r['ratio'],
-                      spread(r['min'], r['max']), notes))
+                      ratio_spread(r), spread(r['min'], r['max']), notes))
     width = [max(len(t[i]) for t in table) for i in range(len(head))]
     for i, t in enumerate(table):
-        print('  '.join(c.ljust(width[j]) if j in (0, 1, 6) else
+        print('  '.join(c.ljust(width[j]) if j in (0, 1, 7) else
                         c.rjust(width[j]) for j, c in enumerate(t)).rstrip())
         if i == 0:
             print('  '.join('-' * w for w in width))

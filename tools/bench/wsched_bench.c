@@ -3,12 +3,16 @@
  * wsched_bench: benchmarks of the public wsched API against baselines
  * measured in the same run.
  *
- * On load it runs each selected benchmark @runs times and prints one
- * line per result on the kernel log:
+ * On load it times the variants of each selected benchmark (the serial
+ * baseline, wsched, a workqueue...) in @runs rounds, each round running
+ * every variant once (fib: at least 5 rounds), and prints one line per
+ * result on the kernel log:
  *
  *   wsched_bench: row name=<bench> baseline=<what> base_ns=<median>
- *     ws_ns=<median> ratio=<base/ws> min=<ws min> max=<ws max> ...
+ *     ws_ns=<median> ratio=<median of base/ws per round>
+ *     ratio_min=<..> ratio_max=<..> min=<ws min> max=<ws max> ...
  *
+ * and one "runs" line per variant with its times in round order.
  * tools/bench/run.sh collects these lines.  The load fails with -EIO if
  * a parallel result differs from the serial one.
  */
@@ -22,6 +26,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -43,7 +48,7 @@ MODULE_PARM_DESC(only, "Comma list of benchmarks (fib,nqueens,uts,crc32c,wavefro
 
 static unsigned int runs = 5;
 module_param(runs, uint, 0444);
-MODULE_PARM_DESC(runs, "Runs of each variant (1 to 31, default 5)");
+MODULE_PARM_DESC(runs, "Rounds, each running every variant once (1 to 31, default 5; fib at least 5)");
 
 static unsigned int fib_n = 27;
 module_param(fib_n, uint, 0444);
@@ -74,6 +79,16 @@ static struct ws_pool *pool_one;
 static struct workqueue_struct *bench_wq;
 static int bench_err;
 
+/*
+ * The caller's CPU while it waits for a pool's workers (bench_home) and
+ * the CPU of the 1-worker pool (bench_t1_cpu): the first and the last
+ * online CPU, the same one on a 1-CPU guest.  bench_mask is the caller's
+ * own affinity, restored after each pinned run.
+ */
+static int bench_home;
+static int bench_t1_cpu;
+static cpumask_var_t bench_mask;
+
 /* Median, min and max of one variant's run times. */
 struct bench_stat {
 	u64 med;
@@ -81,31 +96,59 @@ struct bench_stat {
 	u64 max;
 };
 
+/*
+ * One variant of a benchmark.  @fn(@arg) must return @want.  With @cpu
+ * >= 0 the calling thread is bound to that CPU for the run; with @pool
+ * the pool's counters are summed over the timed runs into @stats.
+ */
+struct bench_var {
+	const char *what;
+	u64 (*fn)(void *arg);
+	void *arg;
+	u64 want;
+	int cpu;
+	struct ws_pool *pool;
+	u64 t[BENCH_MAX_RUNS];
+	struct bench_stat st;
+	struct ws_pool_stats stats;
+};
+
+/* The variants of the benchmark being run: too big for the stack. */
+#define BENCH_MAX_VARS	5
+static struct bench_var bench_vars[BENCH_MAX_VARS];
+
+/*
+ * Set up bench_vars[@i], run from any CPU (cpu -1) and without pool
+ * counters; the caller sets those where it wants them.
+ */
+static struct bench_var *bench_var(unsigned int i, const char *what,
+				   u64 (*fn)(void *arg), void *arg, u64 want)
+{
+	struct bench_var *v = &bench_vars[i];
+
+	memset(v, 0, sizeof(*v));
+	v->what = what;
+	v->fn = fn;
+	v->arg = arg;
+	v->want = want;
+	v->cpu = -1;
+	return v;
+}
+
+/* Quantiles of per-round ratios, in thousandths. */
+struct bench_ratio {
+	u64 med;
+	u64 min;
+	u64 max;
+	u64 q1;
+	u64 q3;
+};
+
 static int cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-/* Time @fn(@arg) @runs times; the result of each run goes to @res. */
-static void bench_time(u64 (*fn)(void *arg), void *arg, u64 *res,
-		       struct bench_stat *st)
-{
-	u64 t[BENCH_MAX_RUNS];
-	unsigned int i;
-
-	for (i = 0; i < runs; i++) {
-		u64 t0 = ktime_get_ns();
-
-		*res = fn(arg);
-		t[i] = ktime_get_ns() - t0;
-		cond_resched();
-	}
-	sort(t, runs, sizeof(t[0]), cmp_u64, NULL);
-	st->med = t[runs / 2];
-	st->min = t[0];
-	st->max = t[runs - 1];
 }
 
 static void bench_check(const char *name, u64 got, u64 want)
@@ -116,16 +159,151 @@ static void bench_check(const char *name, u64 got, u64 want)
 	bench_err = -EIO;
 }
 
-static void bench_row(const char *name, const char *baseline,
-		      const struct bench_stat *base,
-		      const struct bench_stat *ws, const char *extra)
+static void bench_stats_add(struct ws_pool_stats *sum,
+			    const struct ws_pool_stats *a,
+			    const struct ws_pool_stats *b)
 {
-	u64 milli = ws->med ? div64_u64(base->med * 1000, ws->med) : 0;
+	const unsigned int nr = sizeof(*sum) / sizeof(u64);
+	const u64 *x = (const u64 *)a, *y = (const u64 *)b;
+	u64 *s = (u64 *)sum;
+	unsigned int i;
 
-	pr_info("row name=%s baseline=%s base_ns=%llu ws_ns=%llu ratio=%llu.%03llu min=%llu max=%llu base_min=%llu base_max=%llu%s%s\n",
-		name, baseline, base->med, ws->med, milli / 1000, milli % 1000,
-		ws->min, ws->max, base->min, base->max, extra[0] ? " " : "",
-		extra);
+	for (i = 0; i < nr; i++)
+		s[i] += y[i] - x[i];
+}
+
+/* Run @v once; its time goes to @v->t[@round] unless @round < 0. */
+static void bench_run(struct bench_var *v, int round)
+{
+	struct ws_pool_stats s0, s1;
+	u64 t0, t, res;
+
+	if (v->cpu >= 0)
+		set_cpus_allowed_ptr(current, cpumask_of(v->cpu));
+	if (v->pool)
+		ws_pool_read_stats(v->pool, &s0);
+	t0 = ktime_get_ns();
+	res = v->fn(v->arg);
+	t = ktime_get_ns() - t0;
+	if (v->pool && round >= 0) {
+		ws_pool_read_stats(v->pool, &s1);
+		bench_stats_add(&v->stats, &s0, &s1);
+	}
+	if (v->cpu >= 0)
+		set_cpus_allowed_ptr(current, bench_mask);
+	if (round >= 0)
+		v->t[round] = t;
+	bench_check(v->what, res, v->want);
+	cond_resched();
+}
+
+static void bench_summary(const u64 *t, unsigned int n, struct bench_stat *st)
+{
+	u64 s[BENCH_MAX_RUNS];
+
+	memcpy(s, t, n * sizeof(*s));
+	sort(s, n, sizeof(s[0]), cmp_u64, NULL);
+	st->med = s[n / 2];
+	st->min = s[0];
+	st->max = s[n - 1];
+}
+
+/* The times of @v's runs in round order, for the raw log. */
+static void bench_print_runs(const struct bench_var *v, unsigned int rounds)
+{
+	char buf[BENCH_MAX_RUNS * 12];
+	unsigned int i;
+	int len = 0;
+
+	for (i = 0; i < rounds; i++)
+		len += scnprintf(buf + len, sizeof(buf) - len, "%s%llu",
+				 i ? "," : "", div64_u64(v->t[i], 1000));
+	pr_info("runs %s us=%s\n", v->what, buf);
+}
+
+/*
+ * Time the @nr variants of @v in @rounds rounds after one untimed warm-up
+ * round.  Each round runs every variant once, starting with a different
+ * one each round, so that a change of the host's load (other QEMU guests
+ * on the same cores) hits all variants of a round alike; ratios are taken
+ * within a round (bench_ratio()).
+ */
+static void bench_rounds(struct bench_var *v, unsigned int nr,
+			 unsigned int rounds)
+{
+	unsigned int r, k;
+
+	for (k = 0; k < nr; k++)
+		bench_run(&v[k], -1);
+	for (r = 0; r < rounds; r++)
+		for (k = 0; k < nr; k++)
+			bench_run(&v[(r + k) % nr], r);
+	for (k = 0; k < nr; k++) {
+		bench_summary(v[k].t, rounds, &v[k].st);
+		bench_print_runs(&v[k], rounds);
+	}
+}
+
+/* Quantiles over the rounds of @a's time / @b's time. */
+static void bench_ratio(const struct bench_var *a, const struct bench_var *b,
+			unsigned int rounds, struct bench_ratio *q)
+{
+	u64 r[BENCH_MAX_RUNS];
+	unsigned int i;
+
+	for (i = 0; i < rounds; i++)
+		r[i] = b->t[i] ? div64_u64(a->t[i] * 1000, b->t[i]) : 0;
+	sort(r, rounds, sizeof(r[0]), cmp_u64, NULL);
+	q->med = r[rounds / 2];
+	q->min = r[0];
+	q->max = r[rounds - 1];
+	q->q1 = r[rounds / 4];
+	q->q3 = r[(3 * rounds) / 4];
+}
+
+/* A ratio in thousandths, printed as a decimal. */
+struct bench_milli {
+	char s[24];
+};
+
+static const char *bench_milli(struct bench_milli *m, u64 x)
+{
+	u32 frac;
+	u64 whole = div_u64_rem(x, 1000, &frac);
+
+	snprintf(m->s, sizeof(m->s), "%llu.%03u", whole, frac);
+	return m->s;
+}
+
+/*
+ * One result: @base's and @ws's median times and, as the ratio, the
+ * median over the rounds of @base's time / @ws's time, with its min and
+ * max.
+ */
+static void bench_row(const char *name, const char *baseline,
+		      const struct bench_var *base, const struct bench_var *ws,
+		      unsigned int rounds, const char *extra)
+{
+	struct bench_milli m[3];
+	struct bench_ratio q;
+
+	bench_ratio(base, ws, rounds, &q);
+	pr_info("row name=%s baseline=%s base_ns=%llu ws_ns=%llu ratio=%s ratio_min=%s ratio_max=%s min=%llu max=%llu base_min=%llu base_max=%llu%s%s\n",
+		name, baseline, base->st.med, ws->st.med,
+		bench_milli(&m[0], q.med), bench_milli(&m[1], q.min),
+		bench_milli(&m[2], q.max), ws->st.min, ws->st.max,
+		base->st.min, base->st.max, extra[0] ? " " : "", extra);
+}
+
+static void bench_print_stats(const char *name, const struct bench_var *v,
+			      unsigned int rounds)
+{
+	const struct ws_pool_stats *s = &v->stats;
+
+	pr_info("stats %s, %u runs: executed=%llu spawned=%llu injected=%llu bypassed=%llu popped=%llu stolen=%llu steal_failed=%llu sleeps=%llu wakeups=%llu joined=%llu compensated=%llu\n",
+		name, rounds, s->executed, s->spawned, s->injected,
+		s->bypassed, s->popped, s->stolen, s->steal_failed, s->sleeps,
+		s->wakeups, s->joined, s->compensated);
 }
 
 static bool bench_selected(const char *name)
@@ -195,12 +373,47 @@ static u64 fib_serial_run(void *arg)
 	return fib_rec(*(unsigned int *)arg);
 }
 
-static u64 fib_ws_run(void *arg)
+/*
+ * The caller computes fib(n) itself: its ws_group_wait() joins a pool
+ * without attributes and runs tasks beside the workers; a pool with
+ * attributes takes no joiner, and the caller sleeps in it.
+ */
+static u64 fib_caller_run(void *arg)
 {
 	struct fib_frame root = { .pool = arg, .n = fib_n };
 
 	fib_call(&root);
 	return root.result;
+}
+
+/* The root of fib(n) as a task of a pool; the caller sleeps. */
+struct fib_root {
+	struct fib_frame frame;
+	struct ws_group group;
+	struct completion done;
+};
+
+static void fib_root_done(struct ws_group *group)
+{
+	complete(&container_of(group, struct fib_root, group)->done);
+}
+
+/*
+ * The pool's workers compute fib(n) and nobody else: the caller spawns
+ * the root task into a group with a done callback and sleeps on a
+ * completion instead of joining the pool in ws_group_wait().
+ */
+static u64 fib_pool_run(void *arg)
+{
+	struct fib_root root = { .frame = { .pool = arg, .n = fib_n } };
+
+	init_completion(&root.done);
+	ws_group_init(&root.group, arg);
+	ws_group_set_done(&root.group, fib_root_done);
+	ws_task_init(&root.frame.task, fib_task_fn);
+	ws_spawn(&root.group, &root.frame.task);
+	wait_for_completion(&root.done);
+	return root.frame.result;
 }
 
 /* Calls (= tasks) of the recursive fib(n): 2 * fib(n + 1) - 1. */
@@ -288,78 +501,117 @@ static u64 fib_wq_run(void *arg)
 	INIT_WORK(&root->work, fib_wq_fn);
 	queue_work(bench_wq, &root->work);
 	wait_for_completion(&fib_wq->done);
+	bench_check("fib_wq nodes", atomic_read(&fib_wq->next), fib_wq->nr);
 	return root->result;
 }
 
-/* Scale a time for fib(fib_wq_n) to fib(fib_n) by calls. */
-static void fib_scale(struct bench_stat *st)
+static void fib_wq_free(void)
 {
-	u64 big = fib_calls(fib_n), small = fib_calls(fib_wq_n);
-
-	st->med = div64_u64(st->med * big, small);
-	st->min = div64_u64(st->min * big, small);
-	st->max = div64_u64(st->max * big, small);
-}
-
-static void bench_fib(void)
-{
-	struct bench_stat ser, one, all, wq = { 0 };
-	struct ws_pool_stats s0, s1;
-	u64 want = fib_rec(fib_n), res, tasks = fib_calls(fib_n);
-	char extra[160];
-	bool have_wq = false;
-
-	bench_time(fib_serial_run, &fib_n, &res, &ser);
-	bench_check("fib serial", res, want);
-	bench_time(fib_ws_run, pool_one, &res, &one);
-	bench_check("fib 1 worker", res, want);
-	ws_pool_read_stats(pool_all, &s0);
-	bench_time(fib_ws_run, pool_all, &res, &all);
-	bench_check("fib all cpus", res, want);
-	ws_pool_read_stats(pool_all, &s1);
-	pr_info("stats fib all cpus, %u runs: executed=%llu spawned=%llu injected=%llu bypassed=%llu popped=%llu stolen=%llu steal_failed=%llu sleeps=%llu wakeups=%llu\n",
-		runs, s1.executed - s0.executed, s1.spawned - s0.spawned,
-		s1.injected - s0.injected, s1.bypassed - s0.bypassed,
-		s1.popped - s0.popped, s1.stolen - s0.stolen,
-		s1.steal_failed - s0.steal_failed, s1.sleeps - s0.sleeps,
-		s1.wakeups - s0.wakeups);
-
-	fib_wq = kzalloc(sizeof(*fib_wq), GFP_KERNEL);
-	if (fib_wq) {
-		fib_wq->nr = fib_calls(fib_wq_n);
-		fib_wq->nodes = kvcalloc(fib_wq->nr, sizeof(*fib_wq->nodes),
-					 GFP_KERNEL);
-	}
-	if (fib_wq && fib_wq->nodes) {
-		bench_time(fib_wq_run, NULL, &res, &wq);
-		bench_check("fib workqueue", res, fib_rec(fib_wq_n));
-		bench_check("fib workqueue nodes",
-			    atomic_read(&fib_wq->next), fib_wq->nr);
-		fib_scale(&wq);
-		have_wq = true;
-	} else {
-		pr_err("fib: no memory for the workqueue variant\n");
-		bench_err = -ENOMEM;
-	}
 	if (fib_wq)
 		kvfree(fib_wq->nodes);
 	kfree(fib_wq);
 	fib_wq = NULL;
+}
 
-	snprintf(extra, sizeof(extra), "n=%u tasks=%llu ns_per_task=%llu",
-		 fib_n, tasks, div64_u64(one.med, tasks));
-	bench_row("fib_t1", "serial", &ser, &one, extra);
+static int fib_wq_alloc(void)
+{
+	fib_wq = kzalloc(sizeof(*fib_wq), GFP_KERNEL);
+	if (!fib_wq)
+		return -ENOMEM;
+	fib_wq->nr = fib_calls(fib_wq_n);
+	fib_wq->nodes = kvcalloc(fib_wq->nr, sizeof(*fib_wq->nodes),
+				 GFP_KERNEL);
+	if (!fib_wq->nodes) {
+		fib_wq_free();
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+enum { FIB_SERIAL, FIB_T1, FIB_TP, FIB_TP_JOIN, FIB_WQ, FIB_NR };
+
+/*
+ * T1 is the 1-worker pool on bench_t1_cpu while the caller sleeps on
+ * bench_home; Tp is the default pool, whose workers alone run the tasks
+ * while the caller sleeps, so that T1 and Tp differ only in the number of
+ * workers.  Tp_join is the default pool with the caller joining it in
+ * ws_group_wait(): workers + 1 threads.  The serial run is on the T1 CPU.
+ */
+static void bench_fib(void)
+{
+	u64 want = fib_rec(fib_n), tasks = fib_calls(fib_n);
+	unsigned int rounds = max(runs, 5U), workers, i, nr = FIB_NR;
+	struct bench_var *v = bench_vars;
+	struct bench_milli m[3];
+	struct bench_ratio q;
+	char extra[200];
+
+	BUILD_BUG_ON(FIB_NR > BENCH_MAX_VARS);
+	bench_var(FIB_SERIAL, "fib_serial", fib_serial_run, &fib_n,
+		  want)->cpu = bench_t1_cpu;
+	bench_var(FIB_T1, "fib_t1", fib_pool_run, pool_one, want);
+	v[FIB_T1].cpu = bench_home;
+	v[FIB_T1].pool = pool_one;
+	bench_var(FIB_TP, "fib_tp", fib_pool_run, pool_all, want);
+	v[FIB_TP].cpu = bench_home;
+	v[FIB_TP].pool = pool_all;
+	bench_var(FIB_TP_JOIN, "fib_tp_join", fib_caller_run, pool_all,
+		  want)->pool = pool_all;
+	bench_var(FIB_WQ, "fib_wq", fib_wq_run, NULL, fib_rec(fib_wq_n));
+	if (fib_wq_alloc()) {
+		pr_err("fib: no memory for the workqueue variant\n");
+		bench_err = -ENOMEM;
+		nr = FIB_WQ;
+	}
+	bench_rounds(v, nr, rounds);
+	fib_wq_free();
+	workers = ws_pool_nr_workers(pool_all);
+	bench_print_stats("fib_t1", &v[FIB_T1], rounds);
+	bench_print_stats("fib_tp", &v[FIB_TP], rounds);
+	bench_print_stats("fib_tp_join", &v[FIB_TP_JOIN], rounds);
+
+	bench_ratio(&v[FIB_T1], &v[FIB_SERIAL], rounds, &q);
+	snprintf(extra, sizeof(extra),
+		 "t1/tserial=%s t1/tserial_range=%s-%s n=%u tasks=%llu ns_per_task=%llu cpu=%d",
+		 bench_milli(&m[0], q.med), bench_milli(&m[1], q.min),
+		 bench_milli(&m[2], q.max), fib_n, tasks,
+		 div64_u64(v[FIB_T1].st.med, tasks), bench_t1_cpu);
+	bench_row("fib_t1", "serial", &v[FIB_SERIAL], &v[FIB_T1], rounds,
+		  extra);
+
 	snprintf(extra, sizeof(extra),
 		 "n=%u tasks=%llu ns_per_task=%llu workers=%u", fib_n, tasks,
-		 div64_u64(all.med * ws_pool_nr_workers(pool_all), tasks),
-		 ws_pool_nr_workers(pool_all));
-	bench_row("fib_tp", "serial", &ser, &all, extra);
-	bench_row("fib_speedup", "ws_1worker", &one, &all, extra);
-	if (have_wq) {
+		 div64_u64(v[FIB_TP].st.med * workers, tasks), workers);
+	bench_row("fib_tp", "serial", &v[FIB_SERIAL], &v[FIB_TP], rounds,
+		  extra);
+
+	bench_ratio(&v[FIB_T1], &v[FIB_TP], rounds, &q);
+	snprintf(extra, sizeof(extra), "iqr=%s-%s rounds=%u workers=%u",
+		 bench_milli(&m[0], q.q1), bench_milli(&m[1], q.q3), rounds,
+		 workers);
+	bench_row("fib_speedup", "ws_1worker", &v[FIB_T1], &v[FIB_TP],
+		  rounds, extra);
+
+	bench_ratio(&v[FIB_T1], &v[FIB_TP_JOIN], rounds, &q);
+	snprintf(extra, sizeof(extra),
+		 "iqr=%s-%s threads=%u compensated=%llu",
+		 bench_milli(&m[0], q.q1), bench_milli(&m[1], q.q3),
+		 workers + 1, v[FIB_TP_JOIN].stats.compensated);
+	bench_row("fib_speedup_join", "ws_1worker", &v[FIB_T1],
+		  &v[FIB_TP_JOIN], rounds, extra);
+
+	if (nr > FIB_WQ) {
+		u64 big = fib_calls(fib_n), small = fib_calls(fib_wq_n);
+
+		/* Scale fib(fib_wq_n) to fib(fib_n) by the number of calls. */
+		for (i = 0; i < rounds; i++)
+			v[FIB_WQ].t[i] = div64_u64(v[FIB_WQ].t[i] * big, small);
+		bench_summary(v[FIB_WQ].t, rounds, &v[FIB_WQ].st);
 		snprintf(extra, sizeof(extra),
 			 "n=%u wq_n=%u scaled=1 wq_ns_per_task=%llu", fib_n,
-			 fib_wq_n, div64_u64(wq.med, tasks));
-		bench_row("fib_wq", "workqueue", &wq, &all, extra);
+			 fib_wq_n, div64_u64(v[FIB_WQ].st.med, tasks));
+		bench_row("fib_wq", "workqueue", &v[FIB_WQ], &v[FIB_TP],
+			  rounds, extra);
 	}
 }
 
@@ -443,15 +695,15 @@ static u64 nq_ws_run(void *arg)
 
 static void bench_nqueens(void)
 {
-	struct bench_stat ser, ws;
-	u64 want, res;
+	u64 want = nq_rec(nq_n, 0, 0, 0, 0);
+	struct bench_var *v = bench_vars;
 	char extra[32];
 
-	bench_time(nq_serial_run, NULL, &want, &ser);
-	bench_time(nq_ws_run, NULL, &res, &ws);
-	bench_check("nqueens", res, want);
+	bench_var(0, "nqueens_serial", nq_serial_run, NULL, want);
+	bench_var(1, "nqueens_ws", nq_ws_run, NULL, want);
+	bench_rounds(v, 2, runs);
 	snprintf(extra, sizeof(extra), "n=%u solutions=%llu", nq_n, want);
-	bench_row("nqueens", "serial", &ser, &ws, extra);
+	bench_row("nqueens", "serial", &v[0], &v[1], runs, extra);
 }
 
 /* ---- UTS-style unbalanced tree ----------------------------------- */
@@ -553,15 +805,15 @@ static u64 uts_ws_run(void *arg)
 
 static void bench_uts(void)
 {
-	struct bench_stat ser, ws;
-	u64 want, res;
+	u64 want = uts_rec(UTS_SEED, 0);
+	struct bench_var *v = bench_vars;
 	char extra[48];
 
-	bench_time(uts_serial_run, NULL, &want, &ser);
-	bench_time(uts_ws_run, NULL, &res, &ws);
-	bench_check("uts", res, want);
+	bench_var(0, "uts_serial", uts_serial_run, NULL, want);
+	bench_var(1, "uts_ws", uts_ws_run, NULL, want);
+	bench_rounds(v, 2, runs);
 	snprintf(extra, sizeof(extra), "depth=%u nodes=%llu", uts_depth, want);
-	bench_row("uts", "serial", &ser, &ws, extra);
+	bench_row("uts", "serial", &v[0], &v[1], runs, extra);
 }
 
 /* ---- crc32c over a vmalloc buffer -------------------------------- */
@@ -649,10 +901,10 @@ static void crc_fill(void)
 
 static void bench_crc32c(void)
 {
-	struct bench_stat ser, ws, wq;
-	u64 want, res;
+	struct bench_var *v = bench_vars;
 	struct crc_work *w;
 	char extra[48];
+	u64 want;
 
 	if (!crc_mb || crc_mb > 1024) {
 		pr_err("crc_mb %u out of range\n", crc_mb);
@@ -667,14 +919,14 @@ static void bench_crc32c(void)
 		goto out;
 	}
 	crc_fill();
-	bench_time(crc_serial_run, NULL, &want, &ser);
-	bench_time(crc_ws_run, NULL, &res, &ws);
-	bench_check("crc32c ws_parallel_reduce", res, want);
-	bench_time(crc_wq_run, w, &res, &wq);
-	bench_check("crc32c workqueue", res, want);
+	want = crc_serial_run(NULL);
+	bench_var(0, "crc32c_serial", crc_serial_run, NULL, want);
+	bench_var(1, "crc32c_ws", crc_ws_run, NULL, want);
+	bench_var(2, "crc32c_wq", crc_wq_run, w, want);
+	bench_rounds(v, 3, runs);
 	snprintf(extra, sizeof(extra), "mb=%u crc=0x%08llx", crc_mb, want);
-	bench_row("crc32c", "serial", &ser, &ws, extra);
-	bench_row("crc32c_wq", "wq_static", &wq, &ws, extra);
+	bench_row("crc32c", "serial", &v[0], &v[1], runs, extra);
+	bench_row("crc32c_wq", "wq_static", &v[2], &v[1], runs, extra);
 out:
 	kfree(w);
 	vfree(crc_buf);
@@ -761,10 +1013,10 @@ static u64 wave_ws_run(void *arg)
 
 static void bench_wavefront(void)
 {
-	struct bench_stat ser, ws;
-	u64 want, res;
-	u32 *g;
+	struct bench_var *v = bench_vars;
 	char extra[32];
+	u64 want;
+	u32 *g;
 
 	if (!wave || wave > WAVE_MAX) {
 		pr_err("wave %u out of range\n", wave);
@@ -778,11 +1030,12 @@ static void bench_wavefront(void)
 		bench_err = -ENOMEM;
 		goto out;
 	}
-	bench_time(wave_serial_run, g, &want, &ser);
-	bench_time(wave_ws_run, NULL, &res, &ws);
-	bench_check("wavefront", res, want);
+	want = wave_serial_run(g);
+	bench_var(0, "wavefront_serial", wave_serial_run, g, want);
+	bench_var(1, "wavefront_ws", wave_ws_run, NULL, want);
+	bench_rounds(v, 2, runs);
 	snprintf(extra, sizeof(extra), "w=%u cells=%u", wave, wave * wave);
-	bench_row("wavefront", "serial", &ser, &ws, extra);
+	bench_row("wavefront", "serial", &v[0], &v[1], runs, extra);
 out:
 	vfree(wave_cells);
 	vfree(wave_grid);
@@ -791,31 +1044,45 @@ out:
 	wave_grid = NULL;
 }
 
+static void bench_destroy(void)
+{
+	if (bench_wq)
+		destroy_workqueue(bench_wq);
+	ws_pool_destroy(pool_one);
+	ws_pool_destroy(pool_all);
+	free_cpumask_var(bench_mask);
+}
+
 static int __init wsched_bench_init(void)
 {
 	struct ws_pool_attrs one = { .max_workers = 1 };
+	int ret;
 
 	if (!runs || runs > BENCH_MAX_RUNS || fib_n > FIB_MAX ||
 	    fib_wq_n > fib_n || nq_n < 1 || nq_n > NQ_MAX) {
 		pr_err("bad parameters\n");
 		return -EINVAL;
 	}
-	pool_all = ws_pool_create("bench");
-	if (IS_ERR_OR_NULL(pool_all))
-		return pool_all ? PTR_ERR(pool_all) : -ENOMEM;
-	pool_one = ws_pool_create_attrs("bench1", &one);
-	if (IS_ERR_OR_NULL(pool_one)) {
-		ws_pool_destroy(pool_all);
-		return pool_one ? PTR_ERR(pool_one) : -ENOMEM;
-	}
-	bench_wq = alloc_workqueue("wsched_bench", WQ_UNBOUND, 0);
-	if (!bench_wq) {
-		ws_pool_destroy(pool_one);
-		ws_pool_destroy(pool_all);
+	if (!alloc_cpumask_var(&bench_mask, GFP_KERNEL))
 		return -ENOMEM;
+	cpumask_copy(bench_mask, current->cpus_ptr);
+	bench_home = cpumask_first(cpu_online_mask);
+	bench_t1_cpu = cpumask_last(cpu_online_mask);
+
+	pool_all = ws_pool_create("bench");
+	/* One worker, on a CPU of its own while the caller waits. */
+	one.cpumask = cpumask_of(bench_t1_cpu);
+	pool_one = ws_pool_create_attrs("bench1", &one);
+	bench_wq = alloc_workqueue("wsched_bench", WQ_UNBOUND, 0);
+	ret = IS_ERR(pool_all) ? PTR_ERR(pool_all) :
+	      IS_ERR(pool_one) ? PTR_ERR(pool_one) : bench_wq ? 0 : -ENOMEM;
+	if (ret) {
+		bench_destroy();
+		return ret;
 	}
-	pr_info("start cpus=%u workers=%u runs=%u\n", num_online_cpus(),
-		ws_pool_nr_workers(pool_all), runs);
+	pr_info("start cpus=%u workers=%u runs=%u home_cpu=%d t1_cpu=%d\n",
+		num_online_cpus(), ws_pool_nr_workers(pool_all), runs,
+		bench_home, bench_t1_cpu);
 
 	if (bench_selected("fib"))
 		bench_fib();
@@ -828,9 +1095,7 @@ static int __init wsched_bench_init(void)
 	if (bench_selected("wavefront"))
 		bench_wavefront();
 
-	destroy_workqueue(bench_wq);
-	ws_pool_destroy(pool_one);
-	ws_pool_destroy(pool_all);
+	bench_destroy();
 	pr_info("done status=%d\n", bench_err);
 	return bench_err;
 }

@@ -4,11 +4,29 @@
  * against oneTBB's task_group and serial code on fib(32) with a spawn at
  * every call and nqueens(12) with a task per board node.
  *
- *   NATIVE_CPUS=n   workers for both wsched and oneTBB (default: all CPUs)
- *   BENCH_REPS=r    best of r runs (default 3)
+ *   NATIVE_CPUS=n   CPUs: oneTBB runs n threads, wsched n workers (default:
+ *                   all CPUs)
+ *   BENCH_REPS=r    rounds; each round runs every variant once, and the
+ *                   best round of each variant counts (default 3)
  *   BENCH_FIB=n, BENCH_QUEENS=n   problem sizes (32, 12)
+ *
+ * oneTBB's main thread runs tasks in task_group::wait(), beside n - 1
+ * workers (global_control::max_allowed_parallelism = n counts it).  A
+ * thread that calls ws_group_wait() joins a wsched pool too, but beside
+ * all n workers of the default pool.  So wsched runs three ways, printed
+ * side by side:
+ *
+ *   ws_pool   the n workers run everything; main spawns the root task and
+ *             sleeps until the group's done callback: n threads.
+ *   ws_join   main joins the pool (ws_pool_execute()) and runs the root
+ *             itself beside n - 1 workers (CPU 0 is taken offline for
+ *             the run, see cpu0_down()): n threads, oneTBB's arrangement.
+ *   ws_join+  main joins beside all n workers: n + 1 threads, what a
+ *             plain ws_group_wait() from main gets.
  */
+#include <pthread.h>
 #include <time.h>
+#include <unistd.h>
 #include <linux/wsched.h>
 #include "wsched_internal.h"
 
@@ -22,6 +40,84 @@ static double now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* ---- running a root task three ways -------------------------------------- */
+
+/* A group whose done callback wakes main, which never joins the pool. */
+struct root_wait {
+	struct ws_group group;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;
+};
+
+static void root_done(struct ws_group *group)
+{
+	struct root_wait *w = container_of(group, struct root_wait, group);
+
+	/* Our last access to *w is the unlock: main may return after it. */
+	pthread_mutex_lock(&w->lock);
+	w->done = true;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* ws_pool: the pool's workers run @root; main sleeps meanwhile. */
+static void run_pool(struct ws_task *root)
+{
+	struct root_wait w = { .done = false };
+
+	pthread_mutex_init(&w.lock, NULL);
+	pthread_cond_init(&w.cond, NULL);
+	ws_group_init(&w.group, NULL);
+	ws_group_set_done(&w.group, root_done);
+	ws_spawn(&w.group, root);
+	pthread_mutex_lock(&w.lock);
+	while (!w.done)
+		pthread_cond_wait(&w.cond, &w.lock);
+	pthread_mutex_unlock(&w.lock);
+	pthread_cond_destroy(&w.cond);
+	pthread_mutex_destroy(&w.lock);
+}
+
+/* ws_join, ws_join+: main joins the pool and runs @root's function itself. */
+static int run_root_fn(void *arg)
+{
+	struct ws_task *root = arg;
+
+	root->fn(root);
+	return 0;
+}
+
+static void run_joined(struct ws_task *root)
+{
+	ws_pool_execute(NULL, run_root_fn, root);
+}
+
+/*
+ * ws_join: the default pool without the worker of CPU 0.  The shim counts
+ * every thread that is not a kthread as running on CPU 0: its per-CPU
+ * counters, and the worker slot ws_current_worker() checks first.  With
+ * CPU 0's worker gone, main takes that CPU's place, as a joined thread in
+ * the kernel uses the CPU it runs on.  With CPU 0's worker running, main
+ * and that worker would share those cache lines from two host CPUs (and
+ * do in ws_join+), which costs several times the task itself.
+ */
+static void cpu0_down(void)
+{
+	if (native_cpu_down(0)) {
+		fprintf(stderr, "native_cpu_down(0) failed\n");
+		exit(1);
+	}
+}
+
+static void cpu0_up(void)
+{
+	if (native_cpu_up(0)) {
+		fprintf(stderr, "native_cpu_up(0) failed\n");
+		exit(1);
+	}
 }
 
 /* ---- fib ---------------------------------------------------------------- */
@@ -61,17 +157,17 @@ static struct ws_task *fib_fn(struct ws_task *t)
 	return NULL;
 }
 
-static long ws_fib(int n)
+static long ws_fib(int n, void (*run)(struct ws_task *root))
 {
 	struct fib f = { .n = n };
-	struct ws_group g;
 
-	ws_group_init(&g, NULL);
 	ws_task_init(&f.task, fib_fn);
-	ws_spawn(&g, &f.task);
-	ws_group_wait(&g);
+	run(&f.task);
 	return f.result;
 }
+
+static long ws_fib_pool(int n) { return ws_fib(n, run_pool); }
+static long ws_fib_join(int n) { return ws_fib(n, run_joined); }
 
 /* ---- nqueens -------------------------------------------------------------- */
 struct queen {
@@ -97,6 +193,13 @@ static long queens_serial(int n, int row, unsigned cols, unsigned d1, unsigned d
 		s += queens_serial(n, row + 1, cols | bc, d1 | b1, d2 | b2, nodes);
 	}
 	return s;
+}
+
+static long queens_serial_run(int n)
+{
+	long nodes = 0;
+
+	return queens_serial(n, 0, 0, 0, 0, &nodes);
 }
 
 static struct ws_task *queen_fn(struct ws_task *t)
@@ -134,49 +237,102 @@ static struct ws_task *queen_fn(struct ws_task *t)
 	return NULL;
 }
 
-static long ws_nqueens(int n)
+static long ws_nqueens(int n, void (*run)(struct ws_task *root))
 {
 	struct queen q = { .n = n };
-	struct ws_group g;
 
-	ws_group_init(&g, NULL);
 	ws_task_init(&q.task, queen_fn);
-	ws_spawn(&g, &q.task);
-	ws_group_wait(&g);
+	run(&q.task);
 	return q.result;
 }
+
+static long ws_nqueens_pool(int n) { return ws_nqueens(n, run_pool); }
+static long ws_nqueens_join(int n) { return ws_nqueens(n, run_joined); }
 
 /* ---- harness ---------------------------------------------------------------- */
 static int reps = 3;
 
-#define BEST(expr, want, out_ns) do {					\
-	double __best = 1e300;						\
-	for (int __r = 0; __r < reps; __r++) {				\
-		double __t = now_ns();					\
-		long __v = (expr);					\
-		__t = now_ns() - __t;					\
-		if (__v != (want)) {					\
-			fprintf(stderr, "wrong result %ld != %ld: %s\n", __v, (long)(want), #expr); \
-			exit(1);					\
-		}							\
-		if (__t < __best)					\
-			__best = __t;					\
-	}								\
-	out_ns = __best;						\
-} while (0)
+enum { V_SERIAL, V_TBB, V_POOL, V_JOIN, V_JOIN_PLUS, V_NR };
 
-static void row(const char *name, long tasks, double serial, double tbb, double ws)
+struct variant {
+	long (*run)(int n);
+	void (*setup)(void);		/* before a timed run, untimed */
+	void (*teardown)(void);		/* after it, untimed */
+	double best;
+};
+
+/*
+ * Time every variant @reps times, interleaved: round r runs them all,
+ * starting with a different one each round, so that a change of load on
+ * the host hits them alike.  The best time of each counts.
+ */
+static void measure(const char *name, struct variant *v, int n, long want)
 {
-	printf("%-12s %10ld %9.1f %9.1f %9.1f %7.2f\n", name, tasks,
-	       serial / tasks, tbb / tasks, ws / tasks, ws / tbb);
+	int r, k;
+
+	for (k = 0; k < V_NR; k++)
+		v[k].best = 1e300;
+	for (r = 0; r < reps; r++) {
+		for (k = 0; k < V_NR; k++) {
+			struct variant *x = &v[(r + k) % V_NR];
+			double t;
+			long got;
+
+			if (x->setup)
+				x->setup();
+			t = now_ns();
+			got = x->run(n);
+			t = now_ns() - t;
+			if (x->teardown)
+				x->teardown();
+			if (got != want) {
+				fprintf(stderr, "%s: variant %d: wrong result %ld != %ld\n",
+					name, (int)(x - v), got, want);
+				exit(1);
+			}
+			if (t < x->best)
+				x->best = t;
+		}
+	}
+}
+
+static const char *plural(unsigned int n)
+{
+	return n == 1 ? "" : "s";
+}
+
+static void row(const char *name, long tasks, const struct variant *v)
+{
+	printf("%-12s %9ld %8.1f %8.1f %8.1f %8.1f %8.1f %8.2f %8.2f\n", name,
+	       tasks, v[V_SERIAL].best / tasks, v[V_TBB].best / tasks,
+	       v[V_POOL].best / tasks, v[V_JOIN].best / tasks,
+	       v[V_JOIN_PLUS].best / tasks, v[V_POOL].best / v[V_TBB].best,
+	       v[V_JOIN].best / v[V_TBB].best);
 }
 
 int main(void)
 {
+	struct variant fib[V_NR] = {
+		[V_SERIAL] = { .run = fib_serial },
+		[V_TBB] = { .run = tbb_fib },
+		[V_POOL] = { .run = ws_fib_pool },
+		[V_JOIN] = { .run = ws_fib_join, .setup = cpu0_down,
+			     .teardown = cpu0_up },
+		[V_JOIN_PLUS] = { .run = ws_fib_join },
+	};
+	struct variant queens[V_NR] = {
+		[V_SERIAL] = { .run = queens_serial_run },
+		[V_TBB] = { .run = tbb_nqueens },
+		[V_POOL] = { .run = ws_nqueens_pool },
+		[V_JOIN] = { .run = ws_nqueens_join, .setup = cpu0_down,
+			     .teardown = cpu0_up },
+		[V_JOIN_PLUS] = { .run = ws_nqueens_join },
+	};
 	const char *s;
 	int nfib = 32, nq = 12;
-	double t_ser, t_tbb, t_ws;
-	long want, nodes = 0;
+	long nodes = 0, want;
+	char name[32];
+	unsigned int n;
 
 	native_init();
 	if ((s = getenv("BENCH_REPS")))
@@ -189,34 +345,36 @@ int main(void)
 		fprintf(stderr, "module init failed\n");
 		return 1;
 	}
-	tbb_bench_threads(nr_cpu_ids);
-	printf("# workers: %u (NATIVE_CPUS), best of %d\n", nr_cpu_ids, reps);
-	printf("%-12s %10s %9s %9s %9s %7s\n", "benchmark", "tasks", "serial",
-	       "oneTBB", "wsched", "ws/tbb");
-	printf("%-12s %10s %9s %9s %9s %7s\n", "", "", "ns/task", "ns/task",
-	       "ns/task", "ratio");
+	n = nr_cpu_ids;
+	tbb_bench_threads(n);
+	printf("# NATIVE_CPUS=%u on %ld host CPUs, best of %d interleaved rounds\n",
+	       n, sysconf(_SC_NPROCESSORS_ONLN), reps);
+	printf("# columns 3-7: best wall time / tasks, in ns (not multiplied by threads)\n");
+	printf("#   serial    plain recursion, no tasks (same task count)\n");
+	printf("#   oneTBB    tbb::task_group: main + %u worker%s; %u thread%s\n",
+	       n - 1, plural(n - 1), n, plural(n));
+	printf("#   ws_pool   wsched: %u worker%s, main hands over the root and sleeps; %u thread%s\n",
+	       n, plural(n), n, plural(n));
+	printf("#   ws_join   wsched: main joins + %u worker%s (as oneTBB); %u thread%s\n",
+	       n - 1, plural(n - 1), n, plural(n));
+	printf("#   ws_join+  wsched: main joins + %u worker%s; %u threads for %u CPU%s (slowed by\n"
+	       "#             the shim: main and CPU 0's worker share per-CPU data, see README.md)\n",
+	       n, plural(n), n + 1, n, plural(n));
+	printf("# pool/tbb = ws_pool / oneTBB, join/tbb = ws_join / oneTBB: time ratios, < 1: wsched faster\n");
+	printf("%-12s %9s %8s %8s %8s %8s %8s %8s %8s\n", "benchmark", "tasks",
+	       "serial", "oneTBB", "ws_pool", "ws_join", "ws_join+", "pool/tbb",
+	       "join/tbb");
 
 	want = fib_serial(nfib);
-	BEST(fib_serial(nfib), want, t_ser);
-	BEST(tbb_fib(nfib), want, t_tbb);
-	BEST(ws_fib(nfib), want, t_ws);
-	{
-		char name[32];
-
-		snprintf(name, sizeof(name), "fib(%d)", nfib);
-		row(name, fib_calls(nfib), t_ser, t_tbb, t_ws);
-	}
+	measure("fib", fib, nfib, want);
+	snprintf(name, sizeof(name), "fib(%d)", nfib);
+	row(name, fib_calls(nfib), fib);
 
 	want = queens_serial(nq, 0, 0, 0, 0, &nodes);
-	BEST(({ long __n = 0; queens_serial(nq, 0, 0, 0, 0, &__n); }), want, t_ser);
-	BEST(tbb_nqueens(nq), want, t_tbb);
-	BEST(ws_nqueens(nq), want, t_ws);
-	{
-		char name[32];
+	measure("nqueens", queens, nq, want);
+	snprintf(name, sizeof(name), "nqueens(%d)", nq);
+	row(name, nodes, queens);
 
-		snprintf(name, sizeof(name), "nqueens(%d)", nq);
-		row(name, nodes, t_ser, t_tbb, t_ws);
-	}
 	native_module_exit();
 	native_teardown();
 	return 0;

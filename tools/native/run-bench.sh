@@ -5,8 +5,23 @@
 # compare it with oneTBB's task_group and serial code.
 #
 #   run-bench.sh              NATIVE_CPUS (default: all CPUs)
-#   run-bench.sh 1 2 4 8      one table per worker count: a scaling curve
+#   run-bench.sh 1 2 4 8      one table per CPU count: a scaling curve
 #   BENCH_REPS, BENCH_FIB, BENCH_QUEENS: see bench_native.c
+#
+# Each table's header says what its columns are.  With n = NATIVE_CPUS:
+#   tasks     tasks (fib calls, nqueens board nodes) per run
+#   serial    plain recursion without tasks, ns per task
+#   oneTBB    tbb::task_group, ns per task; its main thread runs tasks
+#             beside n - 1 workers (n threads)
+#   ws_pool   wsched, ns per task; n workers, main sleeps (n threads)
+#   ws_join   wsched, ns per task; main joins the pool beside n - 1
+#             workers, as oneTBB's does (n threads)
+#   ws_join+  wsched, ns per task; main joins beside n workers (n + 1
+#             threads), what ws_group_wait() from main gets by default
+#   pool/tbb, join/tbb   ws_pool and ws_join time / oneTBB time (< 1:
+#             wsched faster)
+# ns per task is the best wall time over BENCH_REPS interleaved rounds
+# divided by the task count, not multiplied by the number of threads.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
