@@ -79,16 +79,10 @@ static struct ws_worker *ws_current_joined(struct ws_pool *pool)
  * callback stops it) is found through its kthread data; threads that
  * joined the pool are found in the few join slots.
  */
-static struct ws_worker *ws_current_worker(struct ws_pool *pool)
+static noinline struct ws_worker *ws_current_worker_slow(struct ws_pool *pool)
 {
 	struct ws_worker *worker;
 
-	if (!in_task())
-		return NULL;
-	worker = pool->workers[raw_smp_processor_id()];
-	/* Only the owner stores its own task pointer here. */
-	if (likely(READ_ONCE(worker->thread) == current))
-		return worker;
 	if ((current->flags & PF_KTHREAD) &&
 	    kthread_func(current) == ws_worker_thread) {
 		worker = kthread_data(current);
@@ -98,6 +92,20 @@ static struct ws_worker *ws_current_worker(struct ws_pool *pool)
 	if (likely(!READ_ONCE(pool->joined)))
 		return NULL;
 	return ws_current_joined(pool);
+}
+
+/* Inline: a call costs a translation-block lookup under QEMU TCG. */
+static __always_inline struct ws_worker *ws_current_worker(struct ws_pool *pool)
+{
+	struct ws_worker *worker;
+
+	if (!in_task())
+		return NULL;
+	worker = pool->workers[raw_smp_processor_id()];
+	/* Only the owner stores its own task pointer here. */
+	if (likely(READ_ONCE(worker->thread) == current))
+		return worker;
+	return ws_current_worker_slow(pool);
 }
 
 /**
@@ -230,8 +238,9 @@ void ws_inject(struct ws_pool *pool, struct ws_task *task)
  * Push a ready task onto our own deque.  Return false if the deque was
  * full and could not grow (the task was not queued).
  */
-static bool ws_push_own(struct ws_pool *pool, struct ws_worker *worker,
-			struct ws_task *task)
+static __always_inline bool ws_push_own(struct ws_pool *pool,
+					struct ws_worker *worker,
+					struct ws_task *task)
 {
 	if (unlikely(!ws_deque_push(&worker->deque, task, GFP_NOWAIT)))
 		return false;
@@ -257,7 +266,7 @@ static void ws_queue_ready(struct ws_pool *pool, struct ws_worker *worker,
 }
 
 /* Mark one task of @group finished. */
-static void ws_group_complete(struct ws_group *group)
+static __always_inline void ws_group_complete(struct ws_group *group)
 {
 	/*
 	 * Read the callback while our task still counts in the group: once
@@ -384,9 +393,10 @@ int ws_task_precede(struct ws_task *pred, struct ws_task *succ, gfp_t gfp)
 		}
 		dep->next = head;
 		/*
-		 * Fully ordered on success; pairs with the xchg() that closes
-		 * the list in ws_release_successors(): either we link before
-		 * the close and are released, or we see it closed.
+		 * Fully ordered on success; pairs with the cmpxchg() and
+		 * xchg() that close the list in ws_release_successors() and
+		 * ws_release_deps(): either we link before the close and are
+		 * released, or we see it closed.
 		 */
 	} while (!try_cmpxchg(&pred->successors, &head, dep));
 	return 0;
@@ -399,15 +409,12 @@ EXPORT_SYMBOL_GPL(ws_task_precede);
  * an isolated region, a successor from outside it goes to the injection
  * queue so that the region's waits never see it.
  */
-static struct ws_task *ws_release_successors(struct ws_worker *worker,
-					     struct ws_task *task)
+static noinline struct ws_task *ws_release_deps(struct ws_worker *worker,
+						struct ws_task *task)
 {
 	struct ws_task *first = NULL;
 	struct ws_dep *dep, *next;
 
-	/* Fast path: no successor; close the list against late edges. */
-	if (likely(!cmpxchg(&task->successors, NULL, WS_DEPS_CLOSED)))
-		return NULL;
 	/* Fully ordered; pairs with try_cmpxchg() in ws_task_precede(). */
 	dep = xchg(&task->successors, WS_DEPS_CLOSED);
 	/* Already closed: a finished task spawned again without init. */
@@ -442,6 +449,20 @@ static struct ws_task *ws_release_successors(struct ws_worker *worker,
 			ws_queue_ready(pool, worker, succ);
 	}
 	return first;
+}
+
+/* Inline: the common case, no successor, costs only the cmpxchg. */
+static __always_inline struct ws_task *
+ws_release_successors(struct ws_worker *worker, struct ws_task *task)
+{
+	/*
+	 * Fully ordered; close the list against late edges.  Pairs with
+	 * try_cmpxchg() in ws_task_precede(): an edge is either linked
+	 * before this and released, or sees the list closed.
+	 */
+	if (likely(!cmpxchg(&task->successors, NULL, WS_DEPS_CLOSED)))
+		return NULL;
+	return ws_release_deps(worker, task);
 }
 
 /*
@@ -695,8 +716,9 @@ static void ws_lazy_done(struct ws_group *group)
  * tasks they take, see ws_task_claim()), which counts it done in its own
  * counter: no atomic operation either.
  */
-static struct ws_task *ws_execute(struct ws_worker *worker,
-				  struct ws_task *task)
+/* Inline in the dispatch loops: a call costs a TB lookup under TCG. */
+static __always_inline struct ws_task *
+ws_execute(struct ws_worker *worker, struct ws_task *task)
 {
 	struct ws_group *group = task->group;
 	struct ws_pool *pool = worker->pool;
@@ -704,7 +726,8 @@ static struct ws_task *ws_execute(struct ws_worker *worker,
 	bool lazy = task->flags & WS_TASK_LAZY;
 	struct ws_task *next = NULL, *ready;
 
-	if (unlikely(ws_group_cancelled(group))) {
+	/* test_bit() inline: ws_group_cancelled() is an exported call. */
+	if (unlikely(test_bit(WS_GROUP_CANCELLED_BIT, &group->flags))) {
 		ws_stat_inc(pool, cancelled);
 		if (task->cancel)
 			task->cancel(task);
@@ -909,9 +932,9 @@ static struct ws_task *ws_pop_own(struct ws_worker *worker)
  * The three rules, in order.  @bypass is what the task just run returned.
  * @scope limits what a nested wait may take.
  */
-static struct ws_task *ws_next_task(struct ws_worker *worker,
-				    struct ws_task *bypass,
-				    enum ws_scope scope)
+static __always_inline struct ws_task *
+ws_next_task(struct ws_worker *worker, struct ws_task *bypass,
+	     enum ws_scope scope)
 {
 	struct ws_pool *pool = worker->pool;
 	bool open = scope == WS_RUN_ANY && !worker->isolation;
@@ -1308,7 +1331,7 @@ static int ws_external_wait(struct ws_pool *pool, struct ws_group *group,
 	return ret;
 }
 
-static int ws_wait(struct ws_group *group, bool killable)
+static __always_inline int ws_wait(struct ws_group *group, bool killable)
 {
 	struct ws_pool *pool = group->pool;
 	struct ws_worker *worker = ws_current_worker(pool);
