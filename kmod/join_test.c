@@ -2,9 +2,8 @@
 /*
  * KUnit tests of waits that never stall and of threads that join a pool:
  * an external waiter runs its group's tasks itself (even when every worker
- * is busy), what it spawns is stealable, isolation holds for it; chains of
- * nested waits deeper than every worker may go finish with compensation
- * threads; mail to a busy worker is taken by another; a task that returns
+ * is busy), what it spawns is stealable, isolation holds for it; mail to a
+ * busy worker is taken by another; a task that returns
  * itself after gaining a predecessor waits for it; lazily spawned tasks
  * (a group's owner does not count its spawns unless they are stolen) are
  * waited for correctly by the owner and by others; a pool with a worker
@@ -368,82 +367,6 @@ static void join_isolation(struct kunit *test)
 	pool = jt_pool(test, "t_jiso", NULL);
 	KUNIT_EXPECT_EQ(test, jt_iso_run(test, pool, true), 0U);
 	KUNIT_EXPECT_GT(test, jt_iso_run(test, pool, false), 0U);
-	ws_test_pool_destroy(test, pool);
-}
-
-/* ---- nested waits deeper than every worker may go ---- */
-
-/**
- * struct jt_chain - a chain of tasks, each waiting for the next
- * @task: the task
- * @pool: the pool
- * @depth: levels left below this one
- * @levels: runs of each level
- */
-struct jt_chain {
-	struct ws_task task;
-	struct ws_pool *pool;
-	unsigned int depth;
-	atomic_t *levels;
-};
-
-static struct ws_task *jt_chain_fn(struct ws_task *task)
-{
-	struct jt_chain *f = container_of(task, struct jt_chain, task);
-	struct jt_chain child;
-	struct ws_group group;
-
-	atomic_inc(&f->levels[f->depth]);
-	if (!f->depth)
-		return NULL;
-	child = *f;
-	ws_task_init(&child.task, jt_chain_fn);
-	child.depth--;
-	ws_group_init(&group, f->pool);
-	ws_spawn(&group, &child.task);
-	ws_group_wait(&group);
-	return NULL;
-}
-
-/*
- * Two chains, each four times deeper than one thread may nest, on a pool
- * of two workers: both workers end up at the bound with the rest of a
- * chain left on their deques, and before compensation threads the pool
- * stalled there.  Every level must run exactly once.
- */
-static void join_stall_depth(struct kunit *test)
-{
-	struct ws_pool_attrs attrs = { .max_workers = 2 };
-	const unsigned int depth = 4 * WS_MAX_WAIT_DEPTH;
-	struct ws_pool_stats before, after;
-	struct jt_chain roots[2];
-	struct ws_pool *pool;
-	struct ws_group group;
-	unsigned int c, i, once = 0;
-
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "needs at least two CPUs");
-	pool = jt_pool(test, "t_jstall", &attrs);
-	KUNIT_EXPECT_EQ(test, ws_pool_nr_workers(pool), 2U);
-	ws_pool_read_stats(pool, &before);
-	ws_group_init(&group, pool);
-	for (c = 0; c < 2; c++) {
-		roots[c].levels = kunit_kcalloc(test, depth + 1,
-						sizeof(atomic_t), GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, roots[c].levels);
-		ws_task_init(&roots[c].task, jt_chain_fn);
-		roots[c].pool = pool;
-		roots[c].depth = depth;
-	}
-	for (c = 0; c < 2; c++)
-		ws_spawn(&group, &roots[c].task);
-	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
-	ws_pool_read_stats(pool, &after);
-	for (c = 0; c < 2; c++)
-		for (i = 0; i <= depth; i++)
-			once += atomic_read(&roots[c].levels[i]) == 1;
-	KUNIT_EXPECT_EQ(test, once, 2 * (depth + 1));
-	KUNIT_EXPECT_GT(test, after.compensated - before.compensated, 0ULL);
 	ws_test_pool_destroy(test, pool);
 }
 
@@ -946,7 +869,6 @@ static struct kunit_case join_cases[] = {
 	KUNIT_CASE(join_busy_pool),
 	KUNIT_CASE(join_execute_stealable),
 	KUNIT_CASE(join_isolation),
-	KUNIT_CASE(join_stall_depth),
 	KUNIT_CASE(join_mail_busy),
 	KUNIT_CASE(join_again_after_pred),
 	KUNIT_CASE(join_lazy_foreign_wait),

@@ -403,6 +403,48 @@ static void sched_deep_nesting(struct kunit *test)
 	ws_test_pool_destroy(test, pool);
 }
 
+/*
+ * Two chains, each four times deeper than one thread may nest, on a pool
+ * of two workers: both workers end up at the bound with the rest of a
+ * chain left on their deques, and before compensation threads the pool
+ * stalled there.  Every level must run exactly once.
+ */
+static void sched_stall_depth(struct kunit *test)
+{
+	struct ws_pool_attrs attrs = { .max_workers = 2 };
+	const unsigned int depth = 4 * WS_MAX_WAIT_DEPTH;
+	struct ws_pool_stats before, after;
+	struct chain_frame roots[2];
+	struct ws_pool *pool;
+	struct ws_group group;
+	unsigned int c, i, once = 0;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs at least two CPUs");
+	pool = ws_test_pool(test, "t_stall", &attrs);
+	KUNIT_EXPECT_EQ(test, ws_pool_nr_workers(pool), 2U);
+	ws_pool_read_stats(pool, &before);
+	ws_group_init(&group, pool);
+	for (c = 0; c < 2; c++) {
+		roots[c].levels = kunit_kcalloc(test, depth + 1,
+						sizeof(atomic_t), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, roots[c].levels);
+		ws_task_init(&roots[c].task, deep_fn);
+		roots[c].pool = pool;
+		roots[c].depth = depth;
+	}
+	for (c = 0; c < 2; c++)
+		ws_spawn(&group, &roots[c].task);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	ws_pool_read_stats(pool, &after);
+	for (c = 0; c < 2; c++)
+		for (i = 0; i <= depth; i++)
+			once += atomic_read(&roots[c].levels[i]) == 1;
+	KUNIT_EXPECT_EQ(test, once, 2 * (depth + 1));
+	KUNIT_EXPECT_GT(test, after.compensated - before.compensated, 0ULL);
+	ws_test_pool_destroy(test, pool);
+}
+
 /* ---- pool lifetime ---- */
 
 static void sched_pool_lifecycle(struct kunit *test)
@@ -438,6 +480,7 @@ static struct kunit_case sched_cases[] = {
 	KUNIT_CASE(sched_steal),
 	KUNIT_CASE(sched_outside_wait),
 	KUNIT_CASE(sched_deep_nesting),
+	KUNIT_CASE(sched_stall_depth),
 	KUNIT_CASE(sched_pool_lifecycle),
 	{}
 };
