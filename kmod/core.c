@@ -1115,11 +1115,30 @@ static struct ws_worker *ws_claim_slot(struct ws_pool *pool)
 static void ws_release_slot(struct ws_worker *slot)
 {
 	struct ws_pool *pool = slot->pool;
+	struct llist_node *first = NULL, *last = NULL;
 	struct ws_task *task;
 
+	/*
+	 * One batch and one wake-up: the worker that takes the batch queues
+	 * the rest on its deque and wakes the next (ws_take_injected()).
+	 * The queue is a stack that the taker reverses, so link the batch
+	 * youngest first, as ws_deque_pop() hands the tasks out.
+	 */
 	while ((task = ws_deque_pop(&slot->deque))) {
 		ws_task_claim(task);
-		ws_inject(pool, task);
+		task->node.next = NULL;
+		if (last)
+			last->next = &task->node;
+		else
+			first = &task->node;
+		last = &task->node;
+		ws_stat_inc(pool, injected);
+	}
+	if (first) {
+		llist_add_batch(first, last, &pool->inject);
+		/* As in ws_inject(): publish, then look for sleepers. */
+		smp_mb();
+		ws_wake_one(pool);
 	}
 	WRITE_ONCE(slot->thread, NULL);
 	/* Release; pairs with test_and_set_bit_lock() in ws_claim_slot(). */
@@ -1212,6 +1231,12 @@ static void ws_compensate(struct ws_pool *pool)
 	thread = kthread_create(ws_compensator_thread, slot, "ws/c%u:%s",
 				slot->cpu - pool->nr_cpus, pool->name);
 	if (IS_ERR(thread)) {
+		ws_release_slot(slot);
+		return;
+	}
+	/* A user pool's threads stay under its owner's controls; we are one. */
+	if (pool->user && ws_pool_adopt_thread(pool, thread, current)) {
+		kthread_stop(thread);
 		ws_release_slot(slot);
 		return;
 	}
@@ -1479,3 +1504,125 @@ int ws_isolate(struct ws_pool *pool, int (*fn)(void *arg), void *arg)
 	return ws_run_in_pool(pool ? pool : ws_system_pool, true, fn, arg);
 }
 EXPORT_SYMBOL_GPL(ws_isolate);
+
+/**
+ * ws_pool_current - the slot of a pool that the current thread owns
+ * @pool: the pool
+ *
+ * Return: the worker or join slot, or NULL outside the pool.
+ */
+struct ws_worker *ws_pool_current(struct ws_pool *pool)
+{
+	return ws_current_worker(pool);
+}
+
+/**
+ * ws_group_hold - keep a group from completing while its tasks are spawned
+ * @group: a group with a done callback
+ *
+ * Counts a pending task that does not exist; ws_group_unhold() drops it,
+ * and calls the done callback if every real task has finished by then.
+ */
+void ws_group_hold(struct ws_group *group)
+{
+	/* Unordered: the spawns that follow publish the count. */
+	atomic_inc(&group->pending);
+}
+
+/**
+ * ws_group_unhold - drop what ws_group_hold() counted
+ * @group: the group
+ */
+void ws_group_unhold(struct ws_group *group)
+{
+	ws_group_complete(group);
+}
+
+/**
+ * ws_spawn_local - spawn onto the caller's own deque without a wake-up
+ * @worker: the caller's slot (ws_pool_current())
+ * @group: the group, whose owner is not @worker (no lazy spawn)
+ * @task: a ready task, set up with ws_task_init()
+ *
+ * For a thread that spawns a batch and then runs it itself: idle workers
+ * are not woken for each task; the caller wakes one with ws_wake_idle()
+ * once the batch holds parallel work.
+ */
+void ws_spawn_local(struct ws_worker *worker, struct ws_group *group,
+		    struct ws_task *task)
+{
+	struct ws_pool *pool = worker->pool;
+
+	task->isolation = worker->isolation;
+	if (!ws_task_arm(group, task))
+		return;
+	if (likely(ws_deque_push(&worker->deque, task, GFP_NOWAIT))) {
+		ws_stat_inc(pool, spawned);
+		trace_wsched_spawn(pool, task);
+		return;
+	}
+	ws_inject(pool, task);
+}
+
+/**
+ * ws_wake_idle - wake one idle worker of a pool, if any
+ * @pool: the pool
+ *
+ * After ws_spawn_local(): the full barrier orders the pushes before the
+ * read of the idle count (pairs with the smp_mb() in ws_worker_sleep()).
+ */
+void ws_wake_idle(struct ws_pool *pool)
+{
+	/* Pushes before nr_idle; pairs with smp_mb() in ws_worker_sleep(). */
+	smp_mb();
+	ws_wake_one(pool);
+}
+
+/**
+ * ws_local_backlog - tasks queued on a slot's own deque
+ * @worker: the caller's slot
+ *
+ * Return: the number of tasks, a snapshot.
+ */
+unsigned int ws_local_backlog(struct ws_worker *worker)
+{
+	return ws_deque_size(&worker->deque);
+}
+
+/**
+ * ws_help_until - run tasks of the pool until a condition holds
+ * @worker: the caller's slot (ws_pool_current())
+ * @cond: the condition; called between tasks, must be cheap
+ * @arg: its argument
+ *
+ * Runs tasks by the three rules, like a wait, until @cond(@arg) is true,
+ * a signal is pending, or no task turns up for %WS_SPIN_ROUNDS rounds.
+ *
+ * Return: @cond(@arg) at the end.
+ */
+bool ws_help_until(struct ws_worker *worker, bool (*cond)(void *arg),
+		   void *arg)
+{
+	enum ws_scope scope = ws_wait_scope(worker);
+	unsigned int empty_rounds = 0;
+	struct ws_task *task = NULL;
+
+	worker->wait_depth++;
+	/* A task returned for bypass must run even if @cond holds. */
+	while (task || !cond(arg)) {
+		if (!task && signal_pending(current))
+			break;
+		task = ws_next_task(worker, task, scope);
+		if (task) {
+			task = ws_execute(worker, task);
+			empty_rounds = 0;
+			cond_resched();
+			continue;
+		}
+		if (++empty_rounds >= WS_SPIN_ROUNDS)
+			break;
+		cpu_relax();
+	}
+	worker->wait_depth--;
+	return cond(arg);
+}

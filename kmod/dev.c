@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/wsched: user space submits task graphs to ws_system_pool.
+ * /dev/wsched: user space submits task graphs, run by the graph engine
+ * (graph.c) in a pool of the opener's own (see ws_pool_create_user()).
  *
- * Each open file is a context (struct wsd_ctx).  Two ways in:
- *
- * - WSCHED_IOC_SUBMIT_GRAPH (this file) copies a whole graph into kernel
- *   memory (every user byte is read exactly once), validates all of it
- *   before anything runs, turns each node into a ws_task linked with
- *   ws_task_precede(), runs the graph, waits for it and copies the results
- *   out.
- * - The rings (ring.c): WSCHED_IOC_SETUP, mmap(2), WSCHED_IOC_ENTER,
- *   poll(2), registered buffers and the operations of ops.c.
+ * Each open file is a context (struct wsd_ctx, wsd_ctx.h).  This file has
+ * the file operations, the module parameters, WSCHED_IOC_PROBE, the
+ * operation lookups and WSCHED_IOC_SUBMIT_GRAPH, a synchronous wrapper
+ * over the engine.  The rest: rings.c (setup, mmap), submit.c (ENTER),
+ * cq.c (completions, poll), rbuf.c (registered buffers), opdef.c (the
+ * operations).
  *
  * Documentation/uapi.rst describes the ABI.
  */
@@ -31,39 +29,49 @@
 #include <linux/wsched.h>
 #include <uapi/linux/wsched.h>
 
-#include "ws_dev.h"
-#include "ws_ring.h"
-
-/* Largest errno a WSCHED_OP_FAIL node may return. */
-#define WSD_MAX_ERRNO		4095
+#include "ws_op.h"
+#include "wsd_ctx.h"
 
 /* WSCHED_IOC_SUBMIT_GRAPH runs only these operations. */
 #define WSD_SYNC_OP_LAST	WSCHED_OP_FAIL
 
 /*
  * The parameters are read without a lock (READ_ONCE in the helpers
- * below), pairing with the plain store of param_set_uint() when root
- * writes one: an aligned load sees the old or the new value.
+ * below), pairing with the plain store of param_set_uint_minmax() when
+ * root writes one: an aligned load sees the old or the new value.  A
+ * value out of range is refused (EINVAL), so what reads back is in force.
  */
+#define WSD_PARAM(name, var, min, max, desc)				\
+static int wsd_set_##name(const char *val, const struct kernel_param *kp) \
+{									\
+	return param_set_uint_minmax(val, kp, min, max) ? -EINVAL : 0;	\
+}									\
+static const struct kernel_param_ops wsd_param_##name = {		\
+	.set = wsd_set_##name,						\
+	.get = param_get_uint,						\
+};									\
+module_param_cb(name, &wsd_param_##name, &var, 0644);			\
+MODULE_PARM_DESC(name, desc)
+
 unsigned int wsd_max_nodes = 10000;
-module_param_named(max_nodes, wsd_max_nodes, uint, 0644);
-MODULE_PARM_DESC(max_nodes, "most nodes of one graph submitted to /dev/wsched (1..1048576)");
+WSD_PARAM(max_nodes, wsd_max_nodes, 1, WSD_NODES_LIMIT,
+	  "most nodes of one graph submitted to /dev/wsched (1..1048576)");
 
 unsigned int wsd_max_inflight = 65536;
-module_param_named(max_inflight, wsd_max_inflight, uint, 0644);
-MODULE_PARM_DESC(max_inflight, "most ring-submitted nodes in flight per open file of /dev/wsched");
+WSD_PARAM(max_inflight, wsd_max_inflight, 1, WSD_INFLIGHT_LIMIT,
+	  "most ring-submitted nodes in flight per open file of /dev/wsched (1..16777216)");
 
 unsigned int wsd_max_pinned_mb = 256;
-module_param_named(max_pinned_mb, wsd_max_pinned_mb, uint, 0644);
-MODULE_PARM_DESC(max_pinned_mb, "most MiB of registered buffers per open file of /dev/wsched (RLIMIT_MEMLOCK applies too)");
+WSD_PARAM(max_pinned_mb, wsd_max_pinned_mb, 0, WSD_PINNED_MB_LIMIT,
+	  "most MiB of registered buffers per open file of /dev/wsched, 0 for none (0..1048576; RLIMIT_MEMLOCK applies too)");
 
 unsigned int wsd_max_sq_entries = 4096;
-module_param_named(max_sq_entries, wsd_max_sq_entries, uint, 0644);
-MODULE_PARM_DESC(max_sq_entries, "largest submission ring (1..32768)");
+WSD_PARAM(max_sq_entries, wsd_max_sq_entries, 1, WSD_SQ_LIMIT,
+	  "largest submission ring (1..32768)");
 
 unsigned int wsd_max_cq_entries = 8192;
-module_param_named(max_cq_entries, wsd_max_cq_entries, uint, 0644);
-MODULE_PARM_DESC(max_cq_entries, "largest completion ring (1..65536)");
+WSD_PARAM(max_cq_entries, wsd_max_cq_entries, 1, WSD_CQ_LIMIT,
+	  "largest completion ring (1..65536)");
 
 /**
  * wsd_nodes_limit - most nodes of one graph
@@ -115,144 +123,7 @@ u64 wsd_pinned_limit(void)
 	return (u64)READ_ONCE(wsd_max_pinned_mb) << 20;
 }
 
-struct wsd_graph;
-
-/**
- * struct wsd_node - kernel copy of a node, and its task
- * @task: the task that runs the node
- * @graph: the graph the node belongs to
- * @op: WSCHED_OP_*
- * @flags: WSCHED_NODE_*
- * @arg0: first operand
- * @user_data: returned in the result
- * @preds: indices of the predecessors (into the graph's pred array)
- * @nr_preds: number of predecessors
- * @res: result
- * @rflags: WSCHED_RES_*
- * @seq: completion order, from 1
- * @blocks: the node failed and its dependents must not run
- *
- * @res, @rflags, @seq and @blocks are written by the node's task before it
- * finishes and read by its successors and by the submitter after the
- * graph's wait; see wsd_run().
- */
-struct wsd_node {
-	struct ws_task task;
-	struct wsd_graph *graph;
-	u32 op;
-	u32 flags;
-	u64 arg0;
-	u64 user_data;
-	const u32 *preds;
-	u32 nr_preds;
-	s32 res;
-	u32 rflags;
-	u32 seq;
-	bool blocks;
-};
-
-/**
- * struct wsd_graph - a graph being run
- * @group: the group of all the graph's tasks
- * @ctx: the context it was submitted through
- * @nodes: the nodes
- * @preds: all predecessor indices, node after node
- * @seq: last completion sequence number handed out
- */
-struct wsd_graph {
-	struct ws_group group;
-	struct wsd_ctx *ctx;
-	struct wsd_node *nodes;
-	u32 *preds;
-	atomic_t seq;
-};
-
-static void wsd_finish(struct wsd_node *node)
-{
-	/*
-	 * Fully ordered, but only the value matters: a successor starts
-	 * after this task's completion, so its seq is higher.
-	 */
-	node->seq = atomic_inc_return(&node->graph->seq);
-}
-
-static void wsd_spin(struct wsd_node *node)
-{
-	u64 i;
-
-	for (i = 0; i < node->arg0; i++) {
-		if (!(i & 1023)) {
-			/*
-			 * Stop early once the submitter gave up; pairs with
-			 * the set_bit() of ws_group_cancel() in
-			 * wsd_graph_run(), any later iteration sees it.
-			 */
-			if (ws_group_cancelled(&node->graph->group))
-				break;
-			cond_resched();
-		}
-		cpu_relax();
-	}
-}
-
-/*
- * The task of a node.  Its predecessors have finished: the fully ordered
- * decrement of our dependency count by the last of them (in
- * ws_release_successors()) comes after their writes to @blocks, so the
- * plain reads below see them.  Our own writes reach successors the same
- * way, and the submitter through ws_group_wait()'s acquire.
- */
-static struct ws_task *wsd_run(struct ws_task *task)
-{
-	struct wsd_node *node = container_of(task, struct wsd_node, task);
-	struct wsd_graph *graph = node->graph;
-	u32 i;
-
-	for (i = 0; i < node->nr_preds; i++) {
-		if (graph->nodes[node->preds[i]].blocks) {
-			node->res = -ECANCELED;
-			node->rflags = WSCHED_RES_DEP_FAILED;
-			node->blocks = true;
-			wsd_finish(node);
-			return NULL;
-		}
-	}
-	switch (node->op) {
-	case WSCHED_OP_SPIN:
-		wsd_spin(node);
-		node->res = 0;
-		break;
-	case WSCHED_OP_FAIL:
-		node->res = -(s32)node->arg0;
-		break;
-	default:
-		node->res = 0;
-		break;
-	}
-	node->rflags = WSCHED_RES_RAN;
-	node->blocks = node->res < 0 && !(node->flags & WSCHED_NODE_SOFT_FAIL);
-	atomic64_inc(&graph->ctx->nodes_run);
-	wsd_finish(node);
-	return NULL;
-}
-
-/* Runs instead of wsd_run() once the group is cancelled. */
-static void wsd_cancel(struct ws_task *task)
-{
-	struct wsd_node *node = container_of(task, struct wsd_node, task);
-
-	node->res = -ECANCELED;
-	node->rflags = WSCHED_RES_ABORTED;
-	node->blocks = true;
-	wsd_finish(node);
-}
-
-static bool wsd_zero(const void *p, size_t len)
-{
-	return !memchr_inv(p, 0, len);
-}
-
-/* Check one node as the user gave it; the kernel copy is @un. */
+/* Check one node of WSCHED_IOC_SUBMIT_GRAPH; @un is the kernel's copy. */
 static int wsd_check_node(const struct wsched_node *un)
 {
 	if (un->resv || (un->flags & ~WSCHED_NODE_FLAGS))
@@ -273,7 +144,7 @@ static int wsd_check_node(const struct wsched_node *un)
 			return -EINVAL;
 		break;
 	case WSCHED_OP_FAIL:
-		if (!un->arg[0] || un->arg[0] > WSD_MAX_ERRNO ||
+		if (!un->arg[0] || un->arg[0] > WSD_OP_MAX_ERRNO ||
 		    un->arg[1] || un->arg[2])
 			return -EINVAL;
 		break;
@@ -281,164 +152,62 @@ static int wsd_check_node(const struct wsched_node *un)
 	return 0;
 }
 
-static void wsd_graph_free(struct wsd_graph *graph)
-{
-	kvfree(graph->preds);
-	kvfree(graph->nodes);
-	kfree(graph);
-}
-
 /*
- * Copy in and check a graph.  Every field is read once, from the kernel
- * copy.  Return the graph ready to run, or an ERR_PTR().
+ * Stage a checked graph: every user byte is read once, and the whole
+ * graph is checked before anything runs.  The build is the caller's.
  */
-static struct wsd_graph *wsd_graph_load(struct wsd_ctx *ctx,
-					const struct wsched_graph *ug)
+static int wsd_sync_stage(struct wsd_ctx *ctx, struct wsd_build *build,
+			  const struct wsched_node *unodes, u32 nr)
 {
-	struct wsched_node *unodes;
-	struct wsd_graph *graph;
-	u32 nr = ug->nr_nodes;
-	u64 total = 0;
-	u32 i, j;
+	u32 i;
 	int ret;
 
-	if (!nr)
-		return ERR_PTR(-EINVAL);
-	if (nr > wsd_nodes_limit())
-		return ERR_PTR(-E2BIG);
-
-	unodes = kvmalloc_array(nr, sizeof(*unodes), GFP_KERNEL_ACCOUNT);
-	if (!unodes)
-		return ERR_PTR(-ENOMEM);
-	if (copy_from_user(unodes, u64_to_user_ptr(ug->nodes_ptr),
-			   array_size(nr, sizeof(*unodes)))) {
-		ret = -EFAULT;
-		goto out_unodes;
-	}
 	for (i = 0; i < nr; i++) {
 		ret = wsd_check_node(&unodes[i]);
 		if (ret)
-			goto out_unodes;
-		total += unodes[i].nr_preds;
+			return ret;
 	}
-
-	ret = -ENOMEM;
-	graph = kzalloc(sizeof(*graph), GFP_KERNEL_ACCOUNT);
-	if (!graph)
-		goto out_unodes;
-	graph->ctx = ctx;
-	graph->nodes = kvcalloc(nr, sizeof(*graph->nodes), GFP_KERNEL_ACCOUNT);
-	if (!graph->nodes)
-		goto out_graph;
-	if (total) {
-		graph->preds = kvmalloc_array(total, sizeof(*graph->preds),
-					      GFP_KERNEL_ACCOUNT);
-		if (!graph->preds)
-			goto out_graph;
-	}
-
-	total = 0;
 	for (i = 0; i < nr; i++) {
-		struct wsd_node *node = &graph->nodes[i];
 		const struct wsched_node *un = &unodes[i];
-		u32 *preds = graph->preds + total;
+		u32 id = array_index_nospec(un->op, WSD_SYNC_OP_LAST + 1);
+		struct ws_op_args args = { .arg = un->arg[0] };
+		const struct ws_op *op = wsd_op_get(id);
 
-		if (un->nr_preds &&
-		    copy_from_user(preds, u64_to_user_ptr(un->preds_ptr),
-				   array_size(un->nr_preds, sizeof(*preds)))) {
-			ret = -EFAULT;
-			goto out_graph;
+		ret = wsd_stage_add(ctx, build, op, &args, un->user_data,
+				    un->flags, un->nr_preds, NULL,
+				    un->preds_ptr);
+		if (ret) {
+			wsd_op_put(op);
+			return ret;
 		}
-		for (j = 0; j < un->nr_preds; j++) {
-			/* Only lower indices: acyclic by construction. */
-			if (preds[j] >= i) {
-				ret = -EINVAL;
-				goto out_graph;
-			}
-			preds[j] = array_index_nospec(preds[j], i);
-		}
-		node->graph = graph;
-		node->op = array_index_nospec(un->op, WSD_SYNC_OP_LAST + 1);
-		node->flags = un->flags;
-		node->arg0 = un->arg[0];
-		node->user_data = un->user_data;
-		node->preds = preds;
-		node->nr_preds = un->nr_preds;
-		total += un->nr_preds;
 	}
-	kvfree(unodes);
-	return graph;
-
-out_graph:
-	wsd_graph_free(graph);
-out_unodes:
-	kvfree(unodes);
-	return ERR_PTR(ret);
+	return 0;
 }
 
-/*
- * Link and run a loaded graph and wait for it.  Return 0, -EINTR if a
- * signal interrupted the wait (the rest of the graph was cancelled), or
- * -ENOMEM if the edges could not be allocated (nothing ran).
- */
-static int wsd_graph_run(struct wsd_graph *graph, u32 nr)
+static bool wsd_sync_finished(void *arg)
 {
-	struct ws_group *group = &graph->group;
-	int ret = 0;
-	u32 i, j;
+	struct wsd_graph *graph = arg;
 
-	ws_group_init(group, NULL);
-	for (i = 0; i < nr; i++) {
-		ws_task_init(&graph->nodes[i].task, wsd_run);
-		ws_task_set_cancel(&graph->nodes[i].task, wsd_cancel);
-	}
-	for (i = 0; i < nr && !ret; i++) {
-		struct wsd_node *node = &graph->nodes[i];
-
-		for (j = 0; j < node->nr_preds && !ret; j++)
-			ret = ws_task_precede(&graph->nodes[node->preds[j]].task,
-					      &node->task, GFP_KERNEL_ACCOUNT);
-	}
-	/*
-	 * Out of memory: cancel first, so that every task runs only its
-	 * cancel hook; running them frees the edges already linked.
-	 */
-	if (ret)
-		ws_group_cancel(group);
-	for (i = 0; i < nr; i++)
-		ws_spawn(group, &graph->nodes[i].task);
-
-	/*
-	 * Pairs with atomic_dec_and_test() + wake_up_var(&group->pending) in
-	 * ws_group_complete(); ws_group_done() is an acquire load.
-	 */
-	if (!ret && wait_var_event_interruptible(&group->pending,
-						 ws_group_done(group))) {
-		ws_group_cancel(group);
-		ret = -EINTR;
-	}
-	/* Nodes still running must finish before the graph is freed. */
-	ws_group_wait(group);
-	return ret;
+	/* Pairs with the release in wsd_graph_done(). */
+	return smp_load_acquire(&graph->finished);
 }
 
-static int wsd_copy_results(const struct wsd_graph *graph, u32 nr,
-			    u64 uptr)
+static int wsd_copy_results(const struct wsd_graph *graph, u64 uptr)
 {
 	struct wsched_result *res;
-	u32 i;
+	u32 i, nr = graph->nr;
 	int ret = 0;
 
 	res = kvcalloc(nr, sizeof(*res), GFP_KERNEL_ACCOUNT);
 	if (!res)
 		return -ENOMEM;
 	for (i = 0; i < nr; i++) {
-		const struct wsd_node *node = &graph->nodes[i];
+		const struct wsched_cqe *cqe = &graph->nodes[i].slot.cqe;
 
-		res[i].user_data = node->user_data;
-		res[i].res = node->res;
-		res[i].flags = node->rflags;
-		res[i].seq = node->seq;
+		res[i].user_data = cqe->user_data;
+		res[i].res = cqe->res;
+		res[i].flags = cqe->flags;
+		res[i].seq = cqe->seq;
 	}
 	if (copy_to_user(u64_to_user_ptr(uptr), res,
 			 array_size(nr, sizeof(*res))))
@@ -447,11 +216,26 @@ static int wsd_copy_results(const struct wsd_graph *graph, u32 nr,
 	return ret;
 }
 
-static long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg)
+/**
+ * wsd_submit_graph - WSCHED_IOC_SUBMIT_GRAPH: run a graph and wait for it
+ * @ctx: the context
+ * @arg: user address of struct wsched_graph
+ *
+ * A thin wrapper over the graph engine: the graph is staged like ring
+ * entries, built into one graph block, run by the caller in the
+ * context's pool (with help from its workers), and its results copied
+ * out.  A signal cancels the nodes that have not started.
+ *
+ * Return: 0, -EINTR (the results say what ran), or the errno that refused
+ * the graph (nothing ran).
+ */
+long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg)
 {
+	struct wsd_build build = {};
+	struct wsched_node *unodes;
 	struct wsched_graph ug;
 	struct wsd_graph *graph;
-	void __user *results;
+	struct ws_pool *pool;
 	int ret, ret2;
 
 	if (copy_from_user(&ug, arg, sizeof(ug)))
@@ -461,30 +245,66 @@ static long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg)
 	    ug.result_size != sizeof(struct wsched_result) ||
 	    (ug.flags & ~WSCHED_GRAPH_FLAGS) || !wsd_zero(ug.resv, sizeof(ug.resv)))
 		return -EINVAL;
+	if (!ug.nr_nodes)
+		return -EINVAL;
+	if (ug.nr_nodes > wsd_nodes_limit())
+		return -E2BIG;
+	pool = wsd_ctx_pool(ctx);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
 
-	graph = wsd_graph_load(ctx, &ug);
-	if (IS_ERR(graph))
-		return PTR_ERR(graph);
-
-	/* The last check before anything runs: the results must be writable. */
-	results = u64_to_user_ptr(ug.results_ptr);
-	if (clear_user(results, array_size(ug.nr_nodes,
-					   sizeof(struct wsched_result)))) {
+	unodes = kvmalloc_array(ug.nr_nodes, sizeof(*unodes), GFP_KERNEL_ACCOUNT);
+	if (!unodes)
+		return -ENOMEM;
+	if (copy_from_user(unodes, u64_to_user_ptr(ug.nodes_ptr),
+			   array_size(ug.nr_nodes, sizeof(*unodes)))) {
 		ret = -EFAULT;
 		goto out;
 	}
-
-	ret = wsd_graph_run(graph, ug.nr_nodes);
-	if (ret == -ENOMEM)
+	ret = wsd_sync_stage(ctx, &build, unodes, ug.nr_nodes);
+	if (ret)
 		goto out;
-	atomic64_inc(&ctx->graphs_run);
+	/* The last check before anything runs: the results must be writable. */
+	if (clear_user(u64_to_user_ptr(ug.results_ptr),
+		       array_size(ug.nr_nodes, sizeof(struct wsched_result)))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	graph = wsd_graph_build(ctx, &build, 0, true);
+	if (!graph) {
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	wsd_graph_launch(graph, true, wsd_sync_finished, graph);
+	/* Pairs with wake_up_var() after the release in wsd_graph_done(). */
+	if (wait_var_event_interruptible(&graph->finished,
+					 wsd_sync_finished(graph))) {
+		/* Read by nodes as they start. */
+		WRITE_ONCE(graph->aborted, true);
+		ret = -EINTR;
+		wait_var_event(&graph->finished, wsd_sync_finished(graph));
+	}
 	/* Results are written even when interrupted. */
-	ret2 = wsd_copy_results(graph, ug.nr_nodes, ug.results_ptr);
+	ret2 = wsd_copy_results(graph, ug.results_ptr);
 	if (!ret)
 		ret = ret2;
+	wsd_graph_put(graph);
 out:
-	wsd_graph_free(graph);
+	wsd_build_reset(&build, false);
+	kvfree(unodes);
 	return ret;
+}
+
+/* Workers of the context's pool, or of the pool it would get now. */
+static u32 wsd_nr_workers(struct wsd_ctx *ctx)
+{
+	/* Pairs with the release in wsd_ctx_pool(). */
+	struct ws_pool *pool = smp_load_acquire(&ctx->pool);
+
+	if (pool)
+		return ws_pool_nr_workers(pool);
+	return cpumask_weight_and(current->cpus_ptr, cpu_online_mask);
 }
 
 static long wsd_probe(struct wsd_ctx *ctx, void __user *arg)
@@ -508,8 +328,8 @@ static long wsd_probe(struct wsd_ctx *ctx, void __user *arg)
 	p.max_nodes = wsd_nodes_limit();
 	p.max_preds = WSCHED_MAX_PREDS;
 	p.max_spin = WSCHED_SPIN_MAX;
-	p.nr_workers = ws_pool_nr_workers(ws_system_pool);
-	/* Snapshots: relaxed, as are the increments in wsd_run() and below. */
+	p.nr_workers = wsd_nr_workers(ctx);
+	/* Snapshots: relaxed, as are the additions in wsd_graph_done(). */
 	p.nodes_run = atomic64_read(&ctx->nodes_run);
 	p.graphs_run = atomic64_read(&ctx->graphs_run);
 	p.sqe_flags = WSCHED_SQE_FLAGS;
@@ -602,9 +422,7 @@ static int wsd_open(struct inode *inode, struct file *file)
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx)
 		return -ENOMEM;
-	atomic64_set(&ctx->nodes_run, 0);
-	atomic64_set(&ctx->graphs_run, 0);
-	wsd_ring_ctx_init(ctx);
+	wsd_ctx_init(ctx);
 	file->private_data = ctx;
 	return nonseekable_open(inode, file);
 }
@@ -613,7 +431,7 @@ static int wsd_release(struct inode *inode, struct file *file)
 {
 	struct wsd_ctx *ctx = file->private_data;
 
-	wsd_ring_ctx_release(ctx);
+	wsd_ctx_release(ctx);
 	kfree(ctx);
 	return 0;
 }

@@ -731,6 +731,7 @@ static void join_lazy_deferred_bypass(struct kunit *test)
  * @group: the group, with one task held until @release
  * @held: the task
  * @release: lets @held finish
+ * @started: @held runs (on a worker)
  * @waiting: the thread has spawned @held and is about to wait
  * @returned: the killable wait returned
  * @wait_ret: what it returned
@@ -741,6 +742,7 @@ struct jt_kill {
 	struct ws_group group;
 	struct ws_task held;
 	int release;
+	int started;
 	struct completion waiting;
 	struct completion returned;
 	int wait_ret;
@@ -752,6 +754,8 @@ static struct ws_task *jt_held_fn(struct ws_task *task)
 	struct jt_kill *k = container_of(task, struct jt_kill, held);
 	unsigned long deadline = jiffies + JT_TIMEOUT;
 
+	/* Pairs with smp_load_acquire() in jt_kill_thread(). */
+	smp_store_release(&k->started, 1);
 	/* Pairs with smp_store_release() in join_killable_wait(). */
 	while (!smp_load_acquire(&k->release) &&
 	       time_before(jiffies, deadline))
@@ -767,6 +771,12 @@ static int jt_kill_thread(void *arg)
 	ws_group_init(&k->group, k->pool);
 	ws_task_init(&k->held, jt_held_fn);
 	ws_spawn(&k->group, &k->held);
+	/*
+	 * A worker runs it: once we join the pool for the wait we could
+	 * take it ourselves, and then never nap.
+	 */
+	while (!smp_load_acquire(&k->started))
+		schedule_timeout_idle(1);
 	complete(&k->waiting);
 	k->wait_ret = ws_group_wait_killable(&k->group);
 	k->done_at_return = ws_group_done(&k->group);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of the operations of /dev/wsched (ops.c): every built-in
+ * KUnit tests of the operations of /dev/wsched (opdef.c and the op_*.c families): every built-in
  * operation against a serial reference on odd sizes and offsets, from
  * outside and inside a pool, the scalar checks, and the table of
  * registered operations: register, lookup, list, duplicates, bad names,
@@ -21,7 +21,7 @@
 #include <crypto/sha2.h>
 #include <uapi/linux/wsched.h>
 
-#include "ws_dev.h"
+#include "ws_op.h"
 
 MODULE_IMPORT_NS(WSCHED_INTERNAL);
 

@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cgroup.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/kthread.h>
@@ -13,6 +14,7 @@
 #include <linux/random.h>
 #include <linux/suspend.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/sched/isolation.h>
 #include <linux/slab.h>
 #include <linux/wsched.h>
@@ -95,14 +97,23 @@ static int ws_start_worker(struct ws_pool *pool, unsigned int cpu)
 {
 	struct ws_worker *worker = pool->workers[cpu];
 	struct task_struct *thread;
+	int ret;
 
 	thread = kthread_create_on_node(ws_worker_thread, worker,
 					cpu_to_node(cpu), "ws/%u:%s", cpu,
 					pool->name);
 	if (IS_ERR(thread))
 		return PTR_ERR(thread);
-	kthread_bind(thread, cpu);
-	set_user_nice(thread, pool->nice);
+	if (pool->user) {
+		ret = ws_pool_adopt_thread(pool, thread, current);
+		if (ret) {
+			kthread_stop(thread);
+			return ret;
+		}
+	} else {
+		kthread_bind(thread, cpu);
+		set_user_nice(thread, pool->nice);
+	}
 	/* Read locklessly by ws_spawn_on() as a hint only. */
 	WRITE_ONCE(worker->thread, thread);
 	WRITE_ONCE(pool->nr_threads, pool->nr_threads + 1);
@@ -114,6 +125,35 @@ static int ws_start_worker(struct ws_pool *pool, unsigned int cpu)
  * CPU hotplug: start a worker thread when its CPU comes online, if the
  * pool's mask has the CPU and the pool is below its worker limit.
  */
+/**
+ * ws_pool_adopt_thread - put a new thread of a user pool under its owner's
+ *	resource controls
+ * @pool: a pool from ws_pool_create_user()
+ * @thread: a kthread of @pool, created and not yet woken
+ * @model: a thread already under them: the creator or a worker of @pool
+ *
+ * The thread joins every cgroup of @model (cpu.max, cpuset, memory, as
+ * vhost does for its owner's workers), takes the nice level @pool was
+ * created with and the CPUs its creator was allowed.  It is not bound to
+ * one CPU: a cpuset must be able to move it.
+ *
+ * Context: process context, not under the CPU hotplug lock.
+ * Return: 0 or the errno of the cgroup attach.
+ */
+int ws_pool_adopt_thread(struct ws_pool *pool, struct task_struct *thread,
+			 struct task_struct *model)
+{
+	int ret;
+
+	ret = cgroup_attach_task_all(model, thread);
+	if (ret)
+		return ret;
+	/* Best effort: the cpuset may have changed since; it set a mask. */
+	set_cpus_allowed_ptr(thread, pool->cpumask);
+	set_user_nice(thread, pool->nice);
+	return 0;
+}
+
 static int ws_cpu_online(unsigned int cpu, struct hlist_node *node)
 {
 	struct ws_pool *pool = hlist_entry(node, struct ws_pool, cpuhp_node);
@@ -177,6 +217,44 @@ static int ws_cpu_offline(unsigned int cpu, struct hlist_node *node)
 	return 0;
 }
 
+/*
+ * A user pool's workers: one per CPU its creator may run on, created once
+ * (not by CPU hotplug: the cgroup attach must not run under the hotplug
+ * lock, and unbound threads survive a CPU going offline).
+ */
+static int ws_start_user_workers(struct ws_pool *pool)
+{
+	unsigned int cpu;
+	int ret;
+
+	cpus_read_lock();
+	for_each_cpu_and(cpu, pool->cpumask, cpu_online_mask) {
+		cpus_read_unlock();
+		ret = ws_start_worker(pool, cpu);
+		if (ret)
+			return ret;
+		cpus_read_lock();
+	}
+	cpus_read_unlock();
+	return pool->nr_threads ? 0 : -EINVAL;
+}
+
+static void ws_stop_user_workers(struct ws_pool *pool)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; pool->user && pool->workers && cpu < pool->nr_cpus;
+	     cpu++) {
+		struct ws_worker *worker = pool->workers[cpu];
+
+		if (!worker || !worker->thread)
+			continue;
+		kthread_stop(worker->thread);
+		WRITE_ONCE(worker->thread, NULL);
+		WRITE_ONCE(pool->nr_threads, pool->nr_threads - 1);
+	}
+}
+
 static void ws_pool_free(struct ws_pool *pool)
 {
 	unsigned int cpu;
@@ -211,8 +289,9 @@ static int ws_pool_setup(struct ws_pool *pool, const char *name,
 	atomic_set(&pool->nr_stuck, 0);
 	spin_lock_init(&pool->idle_lock);
 	INIT_LIST_HEAD(&pool->idle_list);
-	pool->joinable = !attrs || (!attrs->cpumask && !attrs->max_workers &&
-				    !attrs->nice);
+	/* A user pool's attributes are its owner's, who may join it. */
+	pool->joinable = pool->user || !attrs ||
+			 (!attrs->cpumask && !attrs->max_workers && !attrs->nice);
 	if (attrs) {
 		pool->max_workers = attrs->max_workers;
 		pool->nice = clamp(attrs->nice, MIN_NICE, MAX_NICE);
@@ -262,7 +341,8 @@ static int ws_pool_setup(struct ws_pool *pool, const char *name,
 }
 
 static struct ws_pool *ws_pool_new(const char *name,
-				   const struct ws_pool_attrs *attrs, bool pin)
+				   const struct ws_pool_attrs *attrs, bool pin,
+				   bool user)
 {
 	struct ws_pool *pool;
 	int ret;
@@ -275,10 +355,14 @@ static struct ws_pool *ws_pool_new(const char *name,
 		goto err_put;
 	}
 	pool->pinned = pin;
+	pool->user = user;
 	ret = ws_pool_setup(pool, name, attrs);
-	if (!ret)
+	if (!ret && user)
+		ret = ws_start_user_workers(pool);
+	else if (!ret)
 		ret = cpuhp_state_add_instance(ws_cpuhp_state, &pool->cpuhp_node);
 	if (ret) {
+		ws_stop_user_workers(pool);
 		ws_pool_free(pool);
 		goto err_put;
 	}
@@ -313,9 +397,35 @@ err_put:
 struct ws_pool *ws_pool_create_attrs(const char *name,
 				     const struct ws_pool_attrs *attrs)
 {
-	return ws_pool_new(name, attrs, true);
+	return ws_pool_new(name, attrs, true, false);
 }
 EXPORT_SYMBOL_GPL(ws_pool_create_attrs);
+
+/**
+ * ws_pool_create_user - a pool that runs the work of the calling process
+ *
+ * For /dev/wsched: the pool's workers run user-submitted work, so they
+ * are created under the caller's resource controls (see
+ * ws_pool_adopt_thread()): its cgroups, its nice level, the CPUs it may
+ * use.  One worker per such CPU that is online now.  The caller may join
+ * the pool (ws_pool_execute()) to run its own work.
+ *
+ * Context: process context.
+ * Return: the pool or an ERR_PTR().
+ */
+struct ws_pool *ws_pool_create_user(void)
+{
+	static atomic_t ws_user_pools = ATOMIC_INIT(0);
+	struct ws_pool_attrs attrs = {
+		.cpumask = current->cpus_ptr,
+		.nice = task_nice(current),
+	};
+	char name[WS_NAME_LEN];
+
+	snprintf(name, sizeof(name), "u%u",
+		 (unsigned int)atomic_inc_return(&ws_user_pools));
+	return ws_pool_new(name, &attrs, true, true);
+}
 
 /**
  * ws_pool_create - create a pool with the default attributes
@@ -328,7 +438,7 @@ EXPORT_SYMBOL_GPL(ws_pool_create_attrs);
  */
 struct ws_pool *ws_pool_create(const char *name)
 {
-	return ws_pool_new(name, NULL, true);
+	return ws_pool_new(name, NULL, true, false);
 }
 EXPORT_SYMBOL_GPL(ws_pool_create);
 
@@ -386,7 +496,10 @@ void ws_pool_destroy(struct ws_pool *pool)
 	cpus_read_lock();
 	pool->dying = true;
 	cpus_read_unlock();
-	cpuhp_state_remove_instance(ws_cpuhp_state, &pool->cpuhp_node);
+	if (pool->user)
+		ws_stop_user_workers(pool);
+	else
+		cpuhp_state_remove_instance(ws_cpuhp_state, &pool->cpuhp_node);
 	pinned = pool->pinned;
 	ws_pool_free(pool);
 	if (pinned)
@@ -478,7 +591,7 @@ void ws_hotplug_exit(void)
  */
 int ws_system_pool_init(void)
 {
-	ws_system_pool = ws_pool_new("system", NULL, false);
+	ws_system_pool = ws_pool_new("system", NULL, false, false);
 	if (IS_ERR(ws_system_pool))
 		return PTR_ERR(ws_system_pool);
 	return 0;

@@ -107,6 +107,8 @@ struct ws_worker {
  * @nice: nice level of the worker threads (I)
  * @pinned: the pool holds a reference on the module (I)
  * @joinable: created without attributes: threads that wait join it (I)
+ * @user: runs the work of one process, under its resource controls; its
+ *	workers are not bound to CPUs and not managed by CPU hotplug (I)
  * @dying: ws_pool_destroy() is stopping the workers (H)
  * @list: link in the list of all pools (ws_pools_lock)
  * @stats: per-CPU event counters (this_cpu_inc() by whoever counts)
@@ -133,6 +135,7 @@ struct ws_pool {
 	int nice;
 	bool pinned;
 	bool joinable;
+	bool user;
 	bool dying;
 	struct list_head list;
 	struct ws_cpu_stats __percpu *stats;
@@ -154,6 +157,20 @@ void ws_task_claim(struct ws_task *task);
 bool ws_in_pool(struct ws_pool *pool);
 struct module *ws_owner_module(void);
 bool ws_should_split(struct ws_pool *pool);
+
+/* For the /dev/wsched graph engine: its submitter runs its own graphs. */
+struct ws_worker *ws_pool_current(struct ws_pool *pool);
+void ws_group_hold(struct ws_group *group);
+void ws_group_unhold(struct ws_group *group);
+void ws_spawn_local(struct ws_worker *worker, struct ws_group *group,
+		    struct ws_task *task);
+void ws_wake_idle(struct ws_pool *pool);
+unsigned int ws_local_backlog(struct ws_worker *worker);
+bool ws_help_until(struct ws_worker *worker, bool (*cond)(void *arg),
+		   void *arg);
+struct ws_pool *ws_pool_create_user(void);
+int ws_pool_adopt_thread(struct ws_pool *pool, struct task_struct *thread,
+			 struct task_struct *model);
 
 int ws_hotplug_init(void);
 void ws_hotplug_exit(void);

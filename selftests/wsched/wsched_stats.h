@@ -10,10 +10,12 @@
 #define WSCHED_STATS_H
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define WS_STATS_COLS	9	/* contract columns */
 #define WS_STATS_MAXCOLS 32
@@ -130,6 +132,46 @@ bad:
 	fclose(f);
 	snprintf(st->err, sizeof(st->err), "%s: bad line %d", path, lineno);
 	return -1;
+}
+
+/*
+ * The /dev/wsched contexts' pools ("u<N>" in /sys/kernel/debug/wsched):
+ * how many exist (-1 without debugfs), and the newest's number.
+ */
+static inline int ws_user_pools(unsigned int *newest)
+{
+	struct dirent *d;
+	unsigned int n;
+	int count = 0;
+	DIR *dir = opendir("/sys/kernel/debug/wsched");
+
+	if (!dir)
+		return -1;
+	if (newest)
+		*newest = 0;
+	while ((d = readdir(dir))) {
+		if (sscanf(d->d_name, "u%u", &n) != 1)
+			continue;
+		count++;
+		if (newest && n > *newest)
+			*newest = n;
+	}
+	closedir(dir);
+	return count;
+}
+
+/* Wait up to 10 s for @want user pools; how many there are. */
+static inline int ws_wait_user_pools(int want)
+{
+	int i, n = -1;
+
+	for (i = 0; i < 1000; i++) {
+		n = ws_user_pools(NULL);
+		if (n == want)
+			break;
+		usleep(10000);
+	}
+	return n;
 }
 
 /*

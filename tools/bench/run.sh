@@ -9,7 +9,8 @@
 # Environment:
 #   BENCH_CPUS   guest CPUs (default: nproc)
 #   BENCH_ONLY   comma list of fib,nqueens,uts,crc32c,wavefront (module) and
-#                nop_ring,diamond_latency,crc32c_user (wsched_ubench); default all
+#                nop_ring,diamond_latency,one_graph_wait,random_dag,crc32c_user
+#                (wsched_ubench); default all
 #   BENCH_RUNS   rounds, each running every variant once (default 5; the
 #                module's fib takes at least 5)
 #   BENCH_ARGS   more parameters of the module and wsched_ubench (each takes

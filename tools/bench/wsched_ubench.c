@@ -21,7 +21,8 @@
  * can pass the wsbench.* parameters of the kernel command line as they
  * are:
  *   runs=N        runs of each variant, median reported (default 5, <= 31)
- *   only=a,b      nop_ring, diamond_latency, crc32c_user (default all)
+ *   only=a,b      nop_ring, diamond_latency, one_graph_wait, random_dag,
+ *                 crc32c_user (default all)
  *   crc_mb=N      crc32c buffer in MiB (default 64)
  *   ubench_ms=N   aimed-at length of one timed run of the NOP and diamond
  *                 variants, in ms (default 150)
@@ -355,6 +356,92 @@ static int ws_diamond(void *ctx, unsigned int iters)
 	return 0;
 }
 
+/* One one-node graph, submitted and waited for on its own: a round trip. */
+static int ws_one_wait(void *ctx, unsigned int iters)
+{
+	struct wsched_ring *ring = ctx;
+	unsigned int i;
+
+	for (i = 0; i < iters; i++) {
+		struct wsched_sqe *sqe = get_sqe(ring);
+
+		if (!sqe)
+			return -ENOSPC;
+		wsched_prep_nop(sqe);
+		wsched_sqe_set_flags(sqe, WSCHED_SQE_NO_CQE |
+				     WSCHED_SQE_GRAPH_END);
+		wsched_sqe_set_data64(sqe, i);
+		if (submit_wait(ring, 1, 1) || reap(ring, 1, 1, NULL))
+			return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * A random DAG of DAG_NODES NOP nodes (NO_CQE), each with 0..3
+ * predecessors among the DAG_WINDOW nodes before it, fixed by a seed; one
+ * graph CQE.  The graph spans several ENTER calls (the SQ is smaller).
+ */
+#define DAG_NODES	10000
+#define DAG_WINDOW	64
+static __u32 dag_preds[DAG_NODES][3];
+static unsigned char dag_nr[DAG_NODES];
+
+static void dag_init(void)
+{
+	uint64_t x = 0x9E3779B97F4A7C15ULL;
+	unsigned int i, k;
+
+	for (i = 0; i < DAG_NODES; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		dag_nr[i] = i ? (x >> 60) % 4 : 0;
+		if (dag_nr[i] > i)
+			dag_nr[i] = i;
+		for (k = 0; k < dag_nr[i]; k++) {
+			unsigned int w = i < DAG_WINDOW ? i : DAG_WINDOW;
+
+			/* Distinct enough; a repeated edge is still legal. */
+			dag_preds[i][k] = i - 1 - (unsigned int)((x >> (8 * k)) % w);
+		}
+	}
+}
+
+static int ws_dag(void *ctx, unsigned int iters)
+{
+	struct wsched_ring *ring = ctx;
+	unsigned int it, i;
+
+	for (it = 0; it < iters; it++) {
+		for (i = 0; i < DAG_NODES; i++) {
+			struct wsched_sqe *sqe = wsched_get_sqe(ring);
+
+			if (!sqe) {
+				int ret = wsched_submit(ring);
+
+				if (ret < 0) {
+					fail("wsched_submit: %s", strerror(-ret));
+					return ret;
+				}
+				sqe = get_sqe(ring);
+				if (!sqe)
+					return -ENOSPC;
+			}
+			wsched_prep_nop(sqe);
+			wsched_sqe_set_preds(sqe, dag_preds[i], dag_nr[i]);
+			wsched_sqe_set_flags(sqe, WSCHED_SQE_NO_CQE |
+					     (i == DAG_NODES - 1 ?
+					      WSCHED_SQE_GRAPH_END : 0));
+			wsched_sqe_set_data64(sqe, i);
+		}
+		if (wsched_submit_and_wait(ring, 1) < 0 ||
+		    reap(ring, 1, DAG_NODES, NULL))
+			return -EIO;
+	}
+	return 0;
+}
+
 #ifdef HAVE_LIBURING
 static int uring_reap(struct io_uring *ring, unsigned int n)
 {
@@ -401,6 +488,31 @@ static int uring_nops(void *ctx, unsigned int iters)
 			return -EIO;
 		}
 		if (uring_reap(ring, nop_batch))
+			return -EIO;
+	}
+	return 0;
+}
+
+/* One NOP, submitted and waited for on its own. */
+static int uring_one_wait(void *ctx, unsigned int iters)
+{
+	struct io_uring *ring = ctx;
+	unsigned int i;
+
+	for (i = 0; i < iters; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+		if (!sqe) {
+			fail("io_uring SQ full");
+			return -ENOSPC;
+		}
+		io_uring_prep_nop(sqe);
+		io_uring_sqe_set_data64(sqe, i);
+		if (io_uring_submit_and_wait(ring, 1) != 1) {
+			fail("io_uring_submit_and_wait failed");
+			return -EIO;
+		}
+		if (uring_reap(ring, 1))
 			return -EIO;
 	}
 	return 0;
@@ -576,13 +688,13 @@ static unsigned int add_variant(struct variant *v, unsigned int *nv,
 #define uring_ctx	NULL
 #endif
 
-static void bench_rings(int do_nop, int do_diamond)
+static void bench_rings(int do_nop, int do_diamond, int do_one, int do_dag)
 {
 	struct wsched_ring ring;
-	struct variant v[5];
+	struct variant v[8];
 	const char *why = "no_liburing";
 	unsigned int nv = 0, iw_graphs = 0, iw_graph = 0, iu_nop = 0;
-	unsigned int iw_dia = 0, iu_link = 0;
+	unsigned int iw_dia = 0, iu_link = 0, iw_one = 0, iu_one = 0, iw_dag = 0;
 #ifdef HAVE_LIBURING
 	struct io_uring uring;
 	int have_uring = 0;
@@ -610,6 +722,18 @@ static void bench_rings(int do_nop, int do_diamond)
 		iu_link = add_variant(v, &nv, uring_fn(uring_link4), uring_ctx, 1,
 				      why);
 	}
+	if (do_one) {
+		iw_one = add_variant(v, &nv, ws_one_wait, &ring, 1, NULL);
+		iu_one = add_variant(v, &nv, uring_fn(uring_one_wait), uring_ctx,
+				     1, why);
+	}
+	if (do_dag) {
+		dag_init();
+		iw_dag = add_variant(v, &nv, ws_dag, &ring, DAG_NODES, NULL);
+		if (!do_nop)
+			iu_nop = add_variant(v, &nv, uring_fn(uring_nops),
+					     uring_ctx, nop_batch, why);
+	}
 
 	if (!measure(v, nv)) {
 		unsigned int w = nr_workers(&ring);
@@ -632,6 +756,18 @@ static void bench_rings(int do_nop, int do_diamond)
 				  "per=round_trip nodes=4 iters=%u%s workers=%u",
 				  v[iw_dia].iters,
 				  means(&v[iw_dia], &v[iu_link]), w);
+		if (do_one)
+			print_row("one_graph_wait", "io_uring_nop_wait",
+				  &v[iu_one].st, &v[iw_one].st,
+				  "per=round_trip shape=one-node_graph_one_waiter iters=%u%s workers=%u",
+				  v[iw_one].iters,
+				  means(&v[iw_one], &v[iu_one]), w);
+		if (do_dag)
+			print_row("random_dag", "io_uring_nop",
+				  &v[iu_nop].st, &v[iw_dag].st,
+				  "per=node nodes=%u max_preds=3 window=%u iters=%u%s workers=%u",
+				  DAG_NODES, DAG_WINDOW, v[iw_dag].iters,
+				  means(&v[iw_dag], &v[iu_nop]), w);
 	}
 #ifdef HAVE_LIBURING
 	if (have_uring)
@@ -1037,8 +1173,10 @@ int main(int argc, char **argv)
 #endif
 	       have_sse42() ? "yes" : "no", p.version,
 	       *hv_vendor() ? hv_vendor() : "none");
-	if (selected("nop_ring") || selected("diamond_latency"))
-		bench_rings(selected("nop_ring"), selected("diamond_latency"));
+	if (selected("nop_ring") || selected("diamond_latency") ||
+	    selected("one_graph_wait") || selected("random_dag"))
+		bench_rings(selected("nop_ring"), selected("diamond_latency"),
+			    selected("one_graph_wait"), selected("random_dag"));
 	if (selected("crc32c_user"))
 		bench_crc32c();
 	printf(PFX "done status=%d seconds=%.1f\n", failed ? -EIO : 0,

@@ -26,6 +26,7 @@ static bool native_pin;
 static void native_task_init(struct task_struct *t)
 {
 	atomic_init(&t->__state, TASK_RUNNING);
+	t->cpus_ptr = cpu_possible_mask;
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->cond, NULL);
 }

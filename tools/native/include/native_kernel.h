@@ -503,6 +503,7 @@ struct task_struct {
 	_Atomic bool should_stop;
 	int result;
 	void *stack;		/* lowest address of the thread's stack */
+	const struct cpumask *cpus_ptr;	/* always every CPU here */
 	pthread_t thread;
 	pthread_mutex_t lock;	/* guards the sleep on @cond */
 	pthread_cond_t cond;
@@ -515,6 +516,17 @@ static inline void *task_stack_page(const struct task_struct *t) { return t->sta
 static inline bool in_task(void) { return true; }
 /* Threads here are never killed. */
 static inline bool fatal_signal_pending(struct task_struct *t) { (void)t; return false; }
+static inline bool signal_pending(struct task_struct *t) { (void)t; return false; }
+static inline long task_nice(const struct task_struct *t) { (void)t; return 0; }
+/* No cgroups here: user pools run like the others. */
+static inline int cgroup_attach_task_all(struct task_struct *from,
+					 struct task_struct *t)
+{
+	(void)from; (void)t;
+	return 0;
+}
+#define SZ_64K		0x00010000
+#define SZ_256K		0x00040000
 static inline bool in_interrupt(void) { return false; }
 #define might_sleep()	do { } while (0)
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The operations /dev/wsched runs: the built-in ones (WSCHED_OP_NOP to
- * WSCHED_OP_SHA256) and those other modules register with
+ * The table of the operations /dev/wsched runs, in the manner of
+ * io_uring's opdef.c: the built-in ones (WSCHED_OP_NOP to
+ * WSCHED_OP_SHA256), each family in a file of its own (op_basic.c,
+ * op_mem.c, op_hash.c), and those other modules register with
  * ws_op_register().
  *
  * Built-in operations are static and live as long as the module, so
@@ -11,229 +13,22 @@
  * registered operation holds a reference from its submission to its end
  * (wsd_op_get(), wsd_op_put()): one on the op's users count, which
  * ws_op_unregister() waits to drain, and one on the owner module.
- *
- * The data operations split their range with ws_parallel_for() or
- * ws_parallel_reduce() in chunks of WSD_OP_GRAIN bytes; a range of one
- * chunk or less runs inline.  The hashes that cannot be split (xxhash64,
- * sha256) run as one piece, yielding the CPU between slices.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/bits.h>
-#include <linux/crc32.h>
 #include <linux/export.h>
-#include <linux/limits.h>
-#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/sched.h>
-#include <linux/sizes.h>
+#include <linux/nospec.h>
 #include <linux/string.h>
 #include <linux/wait_bit.h>
 #include <linux/wsched.h>
-#include <linux/xxhash.h>
 #include <crypto/sha2.h>
 #include <uapi/linux/wsched.h>
 
-#include "ws_dev.h"
-
-/* Bytes per chunk of a parallel data operation. */
-#define WSD_OP_GRAIN		SZ_64K
-
-/* Bytes a sequential hash takes between two chances to reschedule. */
-#define WSD_OP_SLICE		SZ_256K
-
-/* Largest errno a WSCHED_OP_FAIL node may return. */
-#define WSD_OP_MAX_ERRNO	4095
-
-/* ---- built-in operations ---- */
-
-static int wsd_nop_check(const struct ws_op_args *args)
-{
-	return args->arg ? -EINVAL : 0;
-}
-
-static int wsd_nop_run(const struct ws_op_args *args, u64 *value)
-{
-	return 0;
-}
-
-static int wsd_spin_check(const struct ws_op_args *args)
-{
-	return args->arg > WSCHED_SPIN_MAX ? -EINVAL : 0;
-}
-
-static int wsd_spin_run(const struct ws_op_args *args, u64 *value)
-{
-	u64 i;
-
-	for (i = 0; i < args->arg; i++) {
-		if ((i & 1023) == 1023)
-			cond_resched();
-		cpu_relax();
-	}
-	return 0;
-}
-
-static int wsd_fail_check(const struct ws_op_args *args)
-{
-	return !args->arg || args->arg > WSD_OP_MAX_ERRNO ? -EINVAL : 0;
-}
-
-static int wsd_fail_run(const struct ws_op_args *args, u64 *value)
-{
-	return -(s32)args->arg;
-}
-
-static void wsd_memcpy_chunk(unsigned long b, unsigned long e, void *arg)
-{
-	const struct ws_op_args *args = arg;
-
-	memcpy(args->data + b, args->data2 + b, e - b);
-}
-
-/*
- * Overlapping ranges (the same buffer) leave unspecified bytes in the
- * overlap, as memcpy() does, but stay inside both ranges.
- */
-static int wsd_memcpy_run(const struct ws_op_args *args, u64 *value)
-{
-	if (args->len <= WSD_OP_GRAIN) {
-		wsd_memcpy_chunk(0, args->len, (void *)args);
-		return 0;
-	}
-	return ws_parallel_for(args->pool, 0, args->len, WSD_OP_GRAIN,
-			       wsd_memcpy_chunk, (void *)args);
-}
-
-static int wsd_memset_check(const struct ws_op_args *args)
-{
-	return args->arg > U8_MAX ? -EINVAL : 0;
-}
-
-static void wsd_memset_chunk(unsigned long b, unsigned long e, void *arg)
-{
-	const struct ws_op_args *args = arg;
-
-	memset(args->data + b, (u8)args->arg, e - b);
-}
-
-static int wsd_memset_run(const struct ws_op_args *args, u64 *value)
-{
-	if (args->len <= WSD_OP_GRAIN) {
-		wsd_memset_chunk(0, args->len, (void *)args);
-		return 0;
-	}
-	return ws_parallel_for(args->pool, 0, args->len, WSD_OP_GRAIN,
-			       wsd_memset_chunk, (void *)args);
-}
-
-/* The sign of memcmp() over [@b, @e) as -1, 0 or 1 in a u64. */
-static u64 wsd_memcmp_chunk(unsigned long b, unsigned long e, void *arg)
-{
-	const struct ws_op_args *args = arg;
-	int r = memcmp(args->data + b, args->data2 + b, e - b);
-
-	return r < 0 ? (u64)-1LL : r > 0;
-}
-
-/* The first chunk that differs decides. */
-static u64 wsd_memcmp_join(u64 left, u64 right, unsigned long rb,
-			   unsigned long re, void *arg)
-{
-	return left ? left : right;
-}
-
-static const struct ws_reduce_ops wsd_memcmp_ops = {
-	.body = wsd_memcmp_chunk,
-	.combine = wsd_memcmp_join,
-	.identity = 0,
-};
-
-static int wsd_memcmp_run(const struct ws_op_args *args, u64 *value)
-{
-	if (args->len <= WSD_OP_GRAIN) {
-		*value = wsd_memcmp_chunk(0, args->len, (void *)args);
-		return 0;
-	}
-	return ws_parallel_reduce(args->pool, 0, args->len, WSD_OP_GRAIN,
-				  &wsd_memcmp_ops, (void *)args, value);
-}
-
-/* The seed is 32 bits wide: the upper half of arg must be zero. */
-static int wsd_crc32c_check(const struct ws_op_args *args)
-{
-	return args->arg > U32_MAX ? -EINVAL : 0;
-}
-
-/*
- * The raw crc32c of [@b, @e): from the seed for the first chunk, from 0
- * for the others, which wsd_crc32c_join() shifts into place.
- */
-static u64 wsd_crc32c_chunk(unsigned long b, unsigned long e, void *arg)
-{
-	const struct ws_op_args *args = arg;
-
-	return __crc32c_le(b ? 0 : (u32)args->arg, args->data + b, e - b);
-}
-
-/*
- * crc32c without final inversion is linear: for any seed s,
- * crc_s(A || B) = shift(crc_s(A), |B|) ^ crc_0(B).
- */
-static u64 wsd_crc32c_join(u64 left, u64 right, unsigned long rb,
-			   unsigned long re, void *arg)
-{
-	return __crc32c_le_shift((u32)left, re - rb) ^ (u32)right;
-}
-
-static const struct ws_reduce_ops wsd_crc32c_ops = {
-	.body = wsd_crc32c_chunk,
-	.combine = wsd_crc32c_join,
-	.identity = 0,
-};
-
-static int wsd_crc32c_run(const struct ws_op_args *args, u64 *value)
-{
-	if (args->len <= WSD_OP_GRAIN) {
-		*value = wsd_crc32c_chunk(0, args->len, (void *)args);
-		return 0;
-	}
-	return ws_parallel_reduce(args->pool, 0, args->len, WSD_OP_GRAIN,
-				  &wsd_crc32c_ops, (void *)args, value);
-}
-
-static int wsd_xxhash64_run(const struct ws_op_args *args, u64 *value)
-{
-	struct xxh64_state state;
-	size_t done, n;
-
-	xxh64_reset(&state, args->arg);
-	for (done = 0; done < args->len; done += n) {
-		n = min_t(size_t, args->len - done, WSD_OP_SLICE);
-		xxh64_update(&state, args->data + done, n);
-		cond_resched();
-	}
-	*value = xxh64_digest(&state);
-	return 0;
-}
-
-/* Slices also keep each sha256_update() within its unsigned int length. */
-static int wsd_sha256_run(const struct ws_op_args *args, u64 *value)
-{
-	struct sha256_state state;
-	size_t done, n;
-
-	sha256_init(&state);
-	for (done = 0; done < args->len; done += n) {
-		n = min_t(size_t, args->len - done, WSD_OP_SLICE);
-		sha256_update(&state, args->data + done, n);
-		cond_resched();
-	}
-	sha256_final(&state, args->data2);
-	return 0;
-}
+#include "ws_op.h"
 
 /*
  * Indexed by WSCHED_OP_*.  No owner and no users count: they are part of
@@ -464,11 +259,14 @@ const struct ws_op *wsd_op_get(u32 id)
 	struct ws_op *op;
 	u32 slot;
 
+	/* @id comes from user space: no speculation past the bounds. */
 	if (id < ARRAY_SIZE(wsd_builtin_ops))
-		return &wsd_builtin_ops[id];
+		return &wsd_builtin_ops[array_index_nospec(id,
+						ARRAY_SIZE(wsd_builtin_ops))];
 	slot = id - WSCHED_OP_DYNAMIC;
 	if (id < WSCHED_OP_DYNAMIC || slot >= ARRAY_SIZE(wsd_dyn_ops))
 		return NULL;
+	slot = array_index_nospec(slot, ARRAY_SIZE(wsd_dyn_ops));
 	mutex_lock(&wsd_ops_lock);
 	op = wsd_dyn_ops[slot];
 	if (op && try_module_get(op->owner))

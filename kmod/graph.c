@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The /dev/wsched graph engine.
+ *
+ * A graph is one block: its header, its nodes and its edges, stored as
+ * compressed rows of successors (each node's successors are a run of
+ * @succs).  Each node counts its unfinished predecessors in @pending, set
+ * when the graph is built; a node whose count is zero is ready.  A node
+ * that finishes posts its completion, then decrements the counts of its
+ * successors: the first that becomes ready runs next on the same thread
+ * (bypass, returned from the node's task), the others are spawned where
+ * idle workers can steal them.  Blocks come from a per-context cache and
+ * go back to it where the graph completes, so a graph in a steady stream
+ * allocates nothing.
+ *
+ * The graph's tasks form one ws_group whose done callback completes the
+ * graph on the thread that finished its last node: it posts the graph's
+ * completion and frees the block, with no work item.  The submitter
+ * holds the group open while it spawns the ready nodes, so that it cannot
+ * complete half-spawned.
+ *
+ * Every context has its own pool, created on first use under the
+ * resource controls of the thread that submits (see
+ * ws_pool_create_user()), and the submitter joins that pool to run its
+ * graphs itself when it waits for them: a one-node graph runs in the
+ * submitter's context with no hand-off, no wake-up and no context switch.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/wait_bit.h>
+
+#include "wsched_internal.h"
+#include "ws_op.h"
+#include "wsd_ctx.h"
+
+/* Blocks kept for reuse per context, and the largest block kept. */
+#define WSD_CACHE_MAX		64
+#define WSD_CACHE_MAX_BYTES	(64 * 1024)
+
+/* Smallest room of a new block, so that small graphs share blocks. */
+#define WSD_MIN_NODES		4
+#define WSD_MIN_EDGES		8
+
+/**
+ * wsd_ctx_pool - the pool that runs a context's graphs
+ * @ctx: the context
+ *
+ * Created on first use, by the thread that submits, under its resource
+ * controls; the same pool serves the context until it is released.
+ *
+ * Return: the pool or an ERR_PTR().
+ */
+struct ws_pool *wsd_ctx_pool(struct wsd_ctx *ctx)
+{
+	/* Pairs with the release below: the pool is set up. */
+	struct ws_pool *pool = smp_load_acquire(&ctx->pool);
+
+	if (likely(pool))
+		return pool;
+	mutex_lock(&ctx->lock);
+	pool = ctx->pool;
+	if (!pool) {
+		pool = ws_pool_create_user();
+		if (!IS_ERR(pool)) {
+			/* Pairs with the acquires above, in wsd_nr_workers(). */
+			smp_store_release(&ctx->pool, pool);
+		}
+	}
+	mutex_unlock(&ctx->lock);
+	return pool;
+}
+
+static size_t wsd_block_size(u32 nodes, u32 edges)
+{
+	return size_add(struct_size_t(struct wsd_graph, nodes, nodes),
+			array_size(edges, sizeof(u32)));
+}
+
+/* A block with room for @nr nodes and @edges edges: cached or new. */
+static struct wsd_graph *wsd_block_get(struct wsd_ctx *ctx, u32 nr, u32 edges)
+{
+	struct wsd_graph *graph = NULL;
+	struct llist_node *node;
+	u32 cap_nodes, cap_edges;
+
+	/* The only taker: the submitter, under ctx->lock or in release. */
+	node = llist_del_first(&ctx->cache);
+	if (node) {
+		atomic_dec(&ctx->nr_cached);
+		graph = llist_entry(node, struct wsd_graph, cache_node);
+		if (graph->cap_nodes >= nr && graph->cap_edges >= edges)
+			return graph;
+		kvfree(graph);
+	}
+	cap_nodes = max(nr, WSD_MIN_NODES);
+	cap_edges = max(edges, WSD_MIN_EDGES);
+	/* Round small blocks up so that they fit the next graph too. */
+	if (wsd_block_size(cap_nodes, cap_edges) <= WSD_CACHE_MAX_BYTES / 2) {
+		cap_nodes = roundup_pow_of_two(cap_nodes);
+		cap_edges = roundup_pow_of_two(cap_edges);
+	}
+	graph = kvmalloc(wsd_block_size(cap_nodes, cap_edges),
+			 GFP_KERNEL_ACCOUNT);
+	if (!graph)
+		return NULL;
+	graph->cap_nodes = cap_nodes;
+	graph->cap_edges = cap_edges;
+	return graph;
+}
+
+/* Give a block back: to the cache while it is small and not full. */
+static void wsd_block_put(struct wsd_ctx *ctx, struct wsd_graph *graph)
+{
+	if (wsd_block_size(graph->cap_nodes, graph->cap_edges) <=
+	    WSD_CACHE_MAX_BYTES &&
+	    atomic_inc_return(&ctx->nr_cached) <= WSD_CACHE_MAX) {
+		llist_add(&graph->cache_node, &ctx->cache);
+		return;
+	}
+	atomic_dec(&ctx->nr_cached);
+	kvfree(graph);
+}
+
+/**
+ * wsd_graph_put - drop a reference to a graph
+ * @graph: the graph
+ *
+ * The last one releases its operations and gives its block back.  Must
+ * not be called under a spinlock (the block may be vfree()d).
+ */
+void wsd_graph_put(struct wsd_graph *graph)
+{
+	struct wsd_ctx *ctx = graph->ctx;
+	u32 i;
+
+	if (!refcount_dec_and_test(&graph->refs))
+		return;
+	for (i = 0; i < graph->nr; i++)
+		wsd_op_put(graph->nodes[i].op);
+	wsd_block_put(ctx, graph);
+	/*
+	 * Our last access to the context.  Fully ordered: the block is
+	 * back before the count can be seen at zero by wsd_ctx_release()
+	 * (its wait_var_event() pairs with this wake_up_var(), which only
+	 * hashes the address).
+	 */
+	if (atomic_dec_and_test(&ctx->nr_graphs))
+		wake_up_var(&ctx->nr_graphs);
+}
+
+/*
+ * Every node of @group's graph has finished.  Runs on the thread that
+ * finished the last one (or on the submitter, if that was before it let
+ * go of the group); wsched no longer touches the group.
+ */
+static void wsd_graph_done(struct ws_group *group)
+{
+	struct wsd_graph *graph = container_of(group, struct wsd_graph, group);
+	struct wsd_ctx *ctx = graph->ctx;
+	struct wsched_cqe *cqe = &graph->slot.cqe;
+	u32 ran;
+
+	/*
+	 * The counters were last changed by node tasks that finished before
+	 * the group's count reached zero (a fully ordered decrement that
+	 * this callback follows).
+	 */
+	ran = atomic_read(&graph->ran);
+	atomic64_add(ran, &ctx->nodes_run);
+	atomic64_inc(&ctx->graphs_run);
+	if (graph->sync) {
+		/*
+		 * Pairs with the acquire of the waiter: it sees every
+		 * node's result.  It holds a reference of its own, so the
+		 * graph outlives the wake-up.
+		 */
+		smp_store_release(&graph->finished, true);
+		wake_up_var(&graph->finished);
+	} else {
+		cqe->res = atomic_read(&graph->error);
+		cqe->flags = WSCHED_CQE_GRAPH;
+		cqe->value = ran;
+		cqe->seq = graph->nr;
+		wsd_post(ctx, &graph->slot);
+		atomic_sub(graph->nr, &ctx->inflight);
+	}
+	/*
+	 * Every node is done before the count drops; pairs with the
+	 * acquire in wsd_unregister_buffers().
+	 */
+	smp_mb__before_atomic();
+	atomic_dec(&ctx->nr_running);
+	wsd_graph_put(graph);
+}
+
+/*
+ * @node has finished: pass its outcome to its successors.  Return the
+ * first that became ready, to run next on this thread; spawn the others.
+ */
+static struct ws_task *wsd_node_release(struct wsd_node *node)
+{
+	struct wsd_graph *graph = node->graph;
+	const u32 *succ = graph->succs + node->succ;
+	struct ws_task *next = NULL;
+	u32 i;
+
+	for (i = 0; i < node->nr_succ; i++) {
+		struct wsd_node *s = &graph->nodes[succ[i]];
+
+		/* Read by @s once it is ready; ordered by the decrement. */
+		if (node->blocks)
+			WRITE_ONCE(s->dep_failed, true);
+		/*
+		 * Fully ordered: our completion, our op's writes and the
+		 * store above happen before @s runs, wherever it runs.
+		 */
+		if (!atomic_dec_and_test(&s->pending))
+			continue;
+		if (!next)
+			next = &s->task;
+		else
+			ws_spawn(&graph->group, &s->task);
+	}
+	/*
+	 * A thread with a signal pending is a submitter that must get back
+	 * to user space: queue the successor for the pool's workers rather
+	 * than run it here (pool workers take no signals).
+	 */
+	if (next && unlikely(signal_pending(current))) {
+		ws_spawn(&graph->group, next);
+		next = NULL;
+	}
+	return next;
+}
+
+/* The task of a node: its predecessors have all finished. */
+static struct ws_task *wsd_node_run(struct ws_task *task)
+{
+	struct wsd_node *node = container_of(task, struct wsd_node, task);
+	struct wsd_graph *graph = node->graph;
+	struct wsd_ctx *ctx = graph->ctx;
+	struct wsched_cqe *cqe = &node->slot.cqe;
+	u64 value = 0;
+	int ret;
+
+	/* Written by a predecessor before its fully ordered decrement. */
+	if (unlikely(READ_ONCE(node->dep_failed))) {
+		cqe->res = -ECANCELED;
+		cqe->flags = WSCHED_RES_DEP_FAILED;
+		node->blocks = true;
+	/* Set by a waiter that gave up, or by release; a hint either way. */
+	} else if (unlikely(READ_ONCE(graph->aborted) ||
+			    READ_ONCE(ctx->closing))) {
+		cqe->res = -ECANCELED;
+		cqe->flags = WSCHED_RES_ABORTED;
+		node->blocks = true;
+	} else {
+		ret = node->op->run(&node->args, &value);
+		if (WARN_ON_ONCE(ret > 0 || ret < -MAX_ERRNO))
+			ret = -EIO;
+		cqe->res = ret;
+		cqe->flags = WSCHED_RES_RAN;
+		cqe->value = value;
+		if (ret < 0) {
+			/* Any order among failing nodes: the first one wins. */
+			atomic_cmpxchg(&graph->error, 0, ret);
+			node->blocks = !(node->flags & WSCHED_NODE_SOFT_FAIL);
+		}
+		atomic_inc(&graph->ran);
+	}
+	/* Fully ordered, but only the value matters: successors get more. */
+	cqe->seq = atomic_inc_return(&graph->seq);
+	if (!graph->sync && !(node->flags & WSCHED_SQE_NO_CQE))
+		wsd_post(ctx, &node->slot);
+	return wsd_node_release(node);
+}
+
+/**
+ * wsd_graph_build - turn a staged graph into a graph block
+ * @ctx: the context
+ * @build: the staged nodes; consumed whatever happens (their operation
+ *	references move to the graph, or are dropped)
+ * @user_data: the graph completion's user_data
+ * @sync: a WSCHED_IOC_SUBMIT_GRAPH graph (no completions posted; the
+ *	caller holds a second reference and reads the results)
+ *
+ * Nothing runs yet: the graph's group is held (ws_group_hold()) until
+ * wsd_graph_launch() has spawned its ready nodes.
+ *
+ * Return: the graph, or NULL when out of memory (nothing is left over).
+ */
+struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
+				  struct wsd_build *build, u64 user_data,
+				  bool sync)
+{
+	struct ws_pool *pool = READ_ONCE(ctx->pool);
+	u32 nr = build->nr, edges = build->nr_preds, i, j, at;
+	struct wsd_graph *graph;
+
+	graph = wsd_block_get(ctx, nr, edges);
+	if (!graph) {
+		wsd_build_reset(build, false);
+		return NULL;
+	}
+	graph->ctx = ctx;
+	graph->nr = nr;
+	graph->nr_edges = edges;
+	atomic_set(&graph->seq, 0);
+	atomic_set(&graph->ran, 0);
+	atomic_set(&graph->error, 0);
+	refcount_set(&graph->refs, sync ? 2 : 1);
+	graph->sync = sync;
+	graph->aborted = false;
+	graph->finished = false;
+	graph->next = NULL;
+	graph->slot.graph = graph;
+	graph->slot.cqe = (struct wsched_cqe){ .user_data = user_data };
+	graph->succs = (u32 *)&graph->nodes[graph->cap_nodes];
+	ws_group_init(&graph->group, pool);
+	ws_group_set_done(&graph->group, wsd_graph_done);
+
+	/* Count each node's successors, then lay the rows out. */
+	for (i = 0; i < nr; i++) {
+		const struct wsd_stage *st = &build->nodes[i];
+		struct wsd_node *node = &graph->nodes[i];
+
+		ws_task_init(&node->task, wsd_node_run);
+		node->graph = graph;
+		node->op = st->op;
+		node->args = st->args;
+		node->args.pool = pool;
+		node->flags = st->flags;
+		atomic_set(&node->pending, st->nr_preds);
+		node->nr_succ = 0;
+		node->root = !st->nr_preds;
+		node->blocks = false;
+		node->dep_failed = false;
+		node->slot.graph = graph;
+		node->slot.cqe = (struct wsched_cqe){ .user_data = st->user_data };
+	}
+	for (i = 0; i < edges; i++)
+		graph->nodes[build->preds[i]].nr_succ++;
+	for (i = 0, at = 0; i < nr; i++) {
+		graph->nodes[i].succ = at;
+		at += graph->nodes[i].nr_succ;
+		graph->nodes[i].nr_succ = 0;
+	}
+	for (i = 0; i < nr; i++) {
+		const struct wsd_stage *st = &build->nodes[i];
+
+		for (j = 0; j < st->nr_preds; j++) {
+			struct wsd_node *pred =
+				&graph->nodes[build->preds[st->preds + j]];
+
+			graph->succs[pred->succ + pred->nr_succ++] = i;
+		}
+	}
+	/* The operation references now belong to the graph. */
+	build->nr = 0;
+	build->nr_preds = 0;
+
+	atomic_inc(&ctx->nr_graphs);
+	atomic_inc(&ctx->nr_running);
+	if (!sync)
+		atomic_add(nr, &ctx->inflight);
+	ws_group_hold(&graph->group);
+	return graph;
+}
+
+/**
+ * struct wsd_launch - what wsd_graph_launch() hands to the pool
+ * @graphs: graphs built and held, linked by @wsd_graph.next
+ * @wait: run tasks until @cond holds
+ * @cond: the wait's condition
+ * @arg: its argument
+ */
+struct wsd_launch {
+	struct wsd_graph *graphs;
+	bool wait;
+	bool (*cond)(void *arg);
+	void *arg;
+};
+
+/* Runs as a thread of the context's pool (joined, when a slot is free). */
+static int wsd_launch_in_pool(void *arg)
+{
+	struct wsd_launch *l = arg;
+	struct wsd_graph *graph = l->graphs, *next;
+	struct ws_pool *pool = graph->group.pool;
+	struct ws_worker *worker = ws_pool_current(pool);
+	u32 i;
+
+	/*
+	 * The list is newest first and each graph's ready nodes go on in
+	 * reverse: the LIFO deque hands out the oldest graph's first node
+	 * first.
+	 */
+	for (; graph; graph = next) {
+		next = graph->next;
+		for (i = graph->nr; i-- > 0;) {
+			struct wsd_node *node = &graph->nodes[i];
+
+			/* Not @pending: thieves may be running the graph. */
+			if (!node->root)
+				continue;
+			if (worker)
+				ws_spawn_local(worker, &graph->group,
+					       &node->task);
+			else
+				ws_spawn(&graph->group, &node->task);
+		}
+		/* May complete the graph here, if thieves ran it all. */
+		ws_group_unhold(&graph->group);
+	}
+	/* Leaving the pool hands what is left to it, with one wake-up. */
+	if (!worker || !l->wait)
+		return 0;
+	/* Parallel work: one idle worker steals, and wakes the next. */
+	if (ws_local_backlog(worker) > 1)
+		ws_wake_idle(pool);
+	ws_help_until(worker, l->cond, l->arg);
+	return 0;
+}
+
+/**
+ * wsd_graph_launch - start graphs, and run them while waiting
+ * @graphs: graphs from wsd_graph_build(), linked newest first by
+ *	@wsd_graph.next; all of one context
+ * @wait: the caller waits: it runs ready nodes itself, LIFO, until @cond
+ * @cond: the wait's condition (cheap; called between tasks)
+ * @arg: its argument
+ *
+ * The caller joins the context's pool and spawns every ready node onto
+ * its own deque.  Without @wait it leaves at once, handing the nodes to
+ * the pool's workers with one wake-up.  With @wait it runs them, bypassing
+ * to successors, until @cond holds or nothing is left to run here (the
+ * pool's workers finish the rest); an idle worker is woken only when
+ * there is more than one ready node.
+ */
+void wsd_graph_launch(struct wsd_graph *graphs, bool wait,
+		      bool (*cond)(void *arg), void *arg)
+{
+	struct wsd_launch l = {
+		.graphs = graphs, .wait = wait, .cond = cond, .arg = arg,
+	};
+
+	ws_pool_execute(graphs->group.pool, wsd_launch_in_pool, &l);
+}
+
+/**
+ * wsd_ctx_init - set up the graph side of a new context
+ * @ctx: the context, zeroed
+ */
+void wsd_ctx_init(struct wsd_ctx *ctx)
+{
+	atomic64_set(&ctx->nodes_run, 0);
+	atomic64_set(&ctx->graphs_run, 0);
+	mutex_init(&ctx->lock);
+	spin_lock_init(&ctx->cq_lock);
+	INIT_LIST_HEAD(&ctx->held);
+	init_waitqueue_head(&ctx->cq_wait);
+	atomic_set(&ctx->nr_graphs, 0);
+	atomic_set(&ctx->nr_running, 0);
+	atomic_set(&ctx->inflight, 0);
+	init_llist_head(&ctx->cache);
+	atomic_set(&ctx->nr_cached, 0);
+}
+
+/**
+ * wsd_ctx_release - tear down a context whose file is being released
+ * @ctx: the context
+ *
+ * Nodes that have not started are cancelled (they post -ECANCELED with
+ * WSCHED_RES_ABORTED to a CQ nobody reads), running ones finish, held-back
+ * completions are dropped at once.  Then the pool, the buffers, the rings
+ * and the context go.
+ */
+void wsd_ctx_release(struct wsd_ctx *ctx)
+{
+	struct llist_node *node, *tmp;
+
+	/* Read by nodes as they start; they see it soon enough. */
+	WRITE_ONCE(ctx->closing, true);
+	wsd_cq_drop_held(ctx);
+	/*
+	 * Pairs with the decrement in wsd_graph_put(), each graph's last
+	 * access to the context.
+	 */
+	wait_var_event(&ctx->nr_graphs, !atomic_read(&ctx->nr_graphs));
+
+	if (ctx->pool)
+		ws_pool_destroy(ctx->pool);
+	node = llist_del_all(&ctx->cache);
+	llist_for_each_safe(node, tmp, node)
+		kvfree(llist_entry(node, struct wsd_graph, cache_node));
+	wsd_build_reset(&ctx->build, false);
+	wsd_bufs_release(ctx);
+	wsd_rings_free(ctx);
+	mutex_destroy(&ctx->lock);
+}

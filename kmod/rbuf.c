@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/wsched registered buffers: user memory pinned for the data
+ * operations, charged to RLIMIT_MEMLOCK, mapped into the kernel with
+ * vmap() so that nodes address it without touching user memory.
+ *
+ * Documentation/uapi.rst describes the ABI.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/nospec.h>
+#include <linux/overflow.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "wsd_ctx.h"
+
+/**
+ * wsd_range - resolve a range of a registered buffer
+ * @ctx: the context, whose lock the caller holds
+ * @buf: the buffer's index
+ * @off: offset of the range
+ * @len: its length
+ * @kaddr: set to the kernel address of the range
+ *
+ * Return: 0, -EINVAL (no such buffer) or -ERANGE.
+ */
+int wsd_range(struct wsd_ctx *ctx, u32 buf, u64 off, u64 len, void **kaddr)
+{
+	u64 end;
+
+	lockdep_assert_held(&ctx->lock);
+	if (buf >= ctx->nr_bufs)
+		return -EINVAL;
+	buf = array_index_nospec(buf, ctx->nr_bufs);
+	if (check_add_overflow(off, len, &end) || end > ctx->bufs[buf].len)
+		return -ERANGE;
+	*kaddr = ctx->bufs[buf].kaddr + off;
+	return 0;
+}
+
+static void wsd_bufs_free(struct wsd_ctx *ctx, struct wsd_buf *bufs, u32 nr)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		if (bufs[i].map)
+			vunmap(bufs[i].map);
+		if (bufs[i].pages)
+			unpin_user_pages(bufs[i].pages, bufs[i].nr_pages);
+		kvfree(bufs[i].pages);
+	}
+	kvfree(bufs);
+}
+
+static int wsd_buf_pin(struct wsd_buf *buf, u64 addr, u64 len)
+{
+	unsigned long start = addr & PAGE_MASK;
+	unsigned int nr = buf->nr_pages;
+	int pinned;
+
+	buf->pages = kvmalloc_array(nr, sizeof(*buf->pages), GFP_KERNEL_ACCOUNT);
+	if (!buf->pages)
+		return -ENOMEM;
+	pinned = pin_user_pages_fast(start, nr, FOLL_WRITE | FOLL_LONGTERM,
+				     buf->pages);
+	if (pinned != nr) {
+		if (pinned > 0)
+			unpin_user_pages(buf->pages, pinned);
+		kvfree(buf->pages);
+		buf->pages = NULL;
+		return pinned < 0 && pinned != -EFAULT ? pinned : -EFAULT;
+	}
+	buf->map = vmap(buf->pages, nr, VM_MAP, PAGE_KERNEL);
+	if (!buf->map)
+		return -ENOMEM;
+	buf->kaddr = buf->map + offset_in_page(addr);
+	buf->len = len;
+	return 0;
+}
+
+/**
+ * wsd_register_buffers - WSCHED_IOC_REGISTER_BUFFERS
+ * @ctx: the context
+ * @arg: user address of struct wsched_buf_reg
+ *
+ * Return: 0 or a negative errno.
+ */
+long wsd_register_buffers(struct wsd_ctx *ctx, void __user *arg)
+{
+	struct wsched_buf *ubufs;
+	struct wsched_buf_reg reg;
+	struct wsd_buf *bufs;
+	unsigned long total = 0;
+	u64 end;
+	u32 i;
+	long ret;
+
+	if (copy_from_user(&reg, arg, sizeof(reg)))
+		return -EFAULT;
+	if (reg.size != sizeof(reg) || reg.flags || reg.resv0 ||
+	    !wsd_zero(reg.resv, sizeof(reg.resv)) || !reg.nr ||
+	    reg.nr > WSCHED_MAX_BUFS)
+		return -EINVAL;
+	ubufs = memdup_user(u64_to_user_ptr(reg.bufs_ptr),
+			    reg.nr * sizeof(*ubufs));
+	if (IS_ERR(ubufs))
+		return PTR_ERR(ubufs);
+	bufs = kvcalloc(reg.nr, sizeof(*bufs), GFP_KERNEL_ACCOUNT);
+	if (!bufs) {
+		kfree(ubufs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < reg.nr; i++) {
+		const struct wsched_buf *ub = &ubufs[i];
+
+		ret = -EINVAL;
+		if (!ub->len || ub->len > WSCHED_BUF_MAX_LEN ||
+		    check_add_overflow(ub->addr, ub->len, &end))
+			goto out_free;
+		/* Not user memory: as inaccessible as an unmapped range. */
+		ret = -EFAULT;
+		if (end > TASK_SIZE)
+			goto out_free;
+		bufs[i].nr_pages = (PAGE_ALIGN(end) - (ub->addr & PAGE_MASK)) >>
+				   PAGE_SHIFT;
+		total += bufs[i].nr_pages;
+	}
+	ret = -ENOMEM;
+	if (total > wsd_pinned_limit() >> PAGE_SHIFT)
+		goto out_free;
+
+	mutex_lock(&ctx->lock);
+	ret = -EBUSY;
+	if (ctx->bufs)
+		goto out_unlock;
+	/* ENOMEM beyond RLIMIT_MEMLOCK, unless CAP_IPC_LOCK. */
+	ret = account_locked_vm(current->mm, total, true);
+	if (ret)
+		goto out_unlock;
+	for (i = 0; i < reg.nr; i++) {
+		ret = wsd_buf_pin(&bufs[i], ubufs[i].addr, ubufs[i].len);
+		if (ret) {
+			account_locked_vm(current->mm, total, false);
+			goto out_unlock;
+		}
+	}
+	mmgrab(current->mm);
+	ctx->mm = current->mm;
+	ctx->pinned_pages = total;
+	ctx->bufs = bufs;
+	ctx->nr_bufs = reg.nr;
+	mutex_unlock(&ctx->lock);
+	kfree(ubufs);
+	return 0;
+
+out_unlock:
+	mutex_unlock(&ctx->lock);
+out_free:
+	wsd_bufs_free(ctx, bufs, reg.nr);
+	kfree(ubufs);
+	return ret;
+}
+
+/**
+ * wsd_bufs_release - unpin, uncharge and forget the buffers
+ * @ctx: the context; no graph may use the buffers
+ */
+void wsd_bufs_release(struct wsd_ctx *ctx)
+{
+	if (!ctx->bufs)
+		return;
+	wsd_bufs_free(ctx, ctx->bufs, ctx->nr_bufs);
+	account_locked_vm(ctx->mm, ctx->pinned_pages, false);
+	mmdrop(ctx->mm);
+	ctx->mm = NULL;
+	ctx->bufs = NULL;
+	ctx->nr_bufs = 0;
+	ctx->pinned_pages = 0;
+}
+
+/**
+ * wsd_unregister_buffers - WSCHED_IOC_UNREGISTER_BUFFERS
+ * @ctx: the context
+ *
+ * Return: 0, -ENXIO if none is registered, -EBUSY while graphs are built
+ * or running.
+ */
+long wsd_unregister_buffers(struct wsd_ctx *ctx)
+{
+	long ret = 0;
+
+	mutex_lock(&ctx->lock);
+	if (!ctx->bufs)
+		ret = -ENXIO;
+	/*
+	 * nr_running: pairs with the barrier before the decrement in
+	 * wsd_graph_done(), which follows the graph's last node.
+	 */
+	else if (ctx->build.nr || atomic_read_acquire(&ctx->nr_running))
+		ret = -EBUSY;
+	else
+		wsd_bufs_release(ctx);
+	mutex_unlock(&ctx->lock);
+	return ret;
+}
+

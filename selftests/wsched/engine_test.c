@@ -1,0 +1,706 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * engine_test: the /dev/wsched graph engine's lifetimes and resource
+ * controls.
+ *
+ * - close_complete_race: contexts closed (and unmapped) while their
+ *   graphs complete and their completions are held back, many times; any
+ *   use-after-free shows as a KASAN report on the console, and every
+ *   context's pool must be gone afterwards.
+ * - mid_build_fault: a graph whose sixth entry faults while the graph is
+ *   built is refused with EFAULT, and none of its memset nodes touched
+ *   the buffer; with the kernel's failslab, every allocation of a
+ *   submission fails in turn, and each refused graph ran nothing.
+ * - params_out_of_range: the limits refuse values they would not apply.
+ * - enter_readonly_arg: ENTER with a read-only argument consumes nothing.
+ * - submitter_runs_its_graph: one-node graphs waited for in ENTER run on
+ *   the submitter (no worker of the context's pool woken).
+ * - cpu_max, cpuset: a context's graphs run under the submitter's cgroup
+ *   limits: CPU time is charged to its cgroup and held to cpu.max, and no
+ *   node runs outside its cpuset.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "wsched_ring.h"
+#include "wsched_stats.h"
+
+#define PAGE		4096UL
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+#define DBG_DIR		"/sys/kernel/debug/wsched"
+#define CG_ROOT		"/sys/fs/cgroup"
+#define UD(g, i)	((__u64)(g) << 32 | (__u32)(i))
+
+/* ---- helpers ---------------------------------------------------------- */
+
+/* A graph of one node, ending the graph. */
+static void sqe_one(struct wsched_sqe *e, __u32 op, __u64 arg, __u64 ud)
+{
+	sqe_op(e, op, arg, ud);
+	e->flags = WSCHED_SQE_GRAPH_END;
+}
+
+/* Submit what is queued and wait for @min completions, at most 60 s. */
+static int submit_wait(struct ring *r, __u32 min)
+{
+	return ring_enter(r, sq_pending(r), min, WSCHED_ENTER_GETEVENTS,
+			  60 * SEC_NS, NULL);
+}
+
+/* Reap completions until a graph completion; its res, or -ETIME. */
+static int reap_graph(struct ring *r)
+{
+	struct wsched_cqe c;
+
+	for (;;) {
+		if (!ring_reap(r, &c, 1)) {
+			if (ring_wait(r, 1, 60000))
+				return -ETIME;
+			continue;
+		}
+		if (c.flags & WSCHED_CQE_GRAPH)
+			return c.res;
+	}
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return 0;
+}
+
+/* ---- close against completion -------------------------------------- */
+
+FIXTURE(ctx_unused) {
+	int pools0;
+	long lck0;
+};
+
+FIXTURE_SETUP(ctx_unused)
+{
+	self->pools0 = ws_user_pools(NULL);
+	ASSERT_LE(0, self->pools0) TH_LOG("no %s", DBG_DIR);
+	self->lck0 = vmlck_kb();
+}
+
+FIXTURE_TEARDOWN(ctx_unused)
+{
+}
+
+TEST_F_TIMEOUT(ctx_unused, close_complete_race, 600)
+{
+	unsigned int iters = 1000, i, g, k;
+	const char *env = getenv("WSCHED_RACE_ITERS");
+	static unsigned char mem[4 * PAGE];
+	struct wsched_buf b = { (uintptr_t)mem, sizeof(mem) };
+	__u64 t0 = now_ns();
+
+	if (env)
+		iters = strtoul(env, NULL, 0);
+	rnd_seed(0x5eed);
+	for (i = 0; i < iters; i++) {
+		struct wsched_buf_reg reg = {
+			.size = sizeof(reg), .nr = 1, .bufs_ptr = (uintptr_t)&b,
+		};
+		struct ring r;
+		unsigned int how = rnd() % 4;
+
+		/* 20 completions for a CQ of 16: some are held back. */
+		ASSERT_EQ(0, ring_open(&r, 16, 16, 0));
+		if (how == 3)
+			ASSERT_EQ(0, xioctl(r.fd, WSCHED_IOC_REGISTER_BUFFERS, &reg));
+		for (g = 0; g < 4; g++) {
+			for (k = 0; k < 4; k++) {
+				struct wsched_sqe e;
+
+				if (how == 3)
+					sqe_range(&e, WSCHED_OP_MEMSET, 0,
+						  (g * 4 + k) * 64, 64, 0, g,
+						  UD(g, k));
+				else
+					sqe_op(&e, WSCHED_OP_SPIN, rnd() % 2000,
+					       ((__u64)g << 32) | k);
+				if (k)
+					sqe_pred1(&e, rnd() % k);
+				if (k == 3)
+					e.flags |= WSCHED_SQE_GRAPH_END;
+				ASSERT_TRUE(sq_push(&r, &e));
+			}
+		}
+		ASSERT_EQ(0, ring_submit(&r, NULL));
+		if (how == 1)
+			usleep(rnd() % 200);
+		if (how == 2) {
+			/* The mapping outlives the file: munmap releases it. */
+			close(r.fd);
+			r.fd = -1;
+		}
+		ring_close(&r);
+	}
+	TH_LOG("%u contexts closed with work in flight in %.1f s", iters,
+	       (now_ns() - t0) / 1e9);
+	/* Every context's pool went with its file. */
+	EXPECT_EQ(self->pools0, ws_wait_user_pools(self->pools0));
+	EXPECT_EQ(self->lck0, vmlck_kb());
+}
+
+/* ---- failures in the middle of building a graph ------------------------- */
+
+FIXTURE(build) {
+	struct ring r;
+	unsigned char *mem;
+};
+
+FIXTURE_SETUP(build)
+{
+	struct wsched_buf b;
+	struct wsched_buf_reg reg = { .size = sizeof(reg), .nr = 1 };
+
+	self->mem = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->mem);
+	memset(self->mem, 0, 4 * PAGE);
+	b.addr = (uintptr_t)self->mem;
+	b.len = 4 * PAGE;
+	reg.bufs_ptr = (uintptr_t)&b;
+	ASSERT_EQ(0, ring_open(&self->r, 64, 0, 0));
+	ASSERT_EQ(0, xioctl(self->r.fd, WSCHED_IOC_REGISTER_BUFFERS, &reg));
+}
+
+FIXTURE_TEARDOWN(build)
+{
+	ring_close(&self->r);
+	munmap(self->mem, 4 * PAGE);
+}
+
+/*
+ * Queue a graph of @n memset nodes writing byte @v to their own 64 bytes
+ * of the buffer, node i after node i - 1 and i - 2 (two predecessors from
+ * user memory at @preds, or @bad for node @bad_at).
+ */
+static void push_memset_graph(struct ring *r, unsigned int n, __u8 v,
+			      __u32 (*preds)[2], unsigned int bad_at, void *bad)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct wsched_sqe e;
+
+		sqe_range(&e, WSCHED_OP_MEMSET, 0, i * 64, 64, 0, v, i);
+		if (i >= 2) {
+			preds[i][0] = i - 1;
+			preds[i][1] = i - 2;
+			e.nr_preds = 2;
+			e.preds_ptr = (uintptr_t)(i == bad_at ? bad : preds[i]);
+		} else if (i == 1) {
+			sqe_pred1(&e, 0);
+		}
+		if (i == n - 1)
+			e.flags |= WSCHED_SQE_GRAPH_END;
+		sq_push(r, &e);
+	}
+}
+
+static bool untouched(const unsigned char *mem, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (mem[i])
+			return false;
+	return true;
+}
+
+TEST_F(build, mid_build_fault)
+{
+	__u32 preds[16][2];
+	void *bad = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	unsigned long long run0 = nodes_run(self->r.fd);
+	struct wsched_enter e;
+
+	ASSERT_NE(MAP_FAILED, bad);
+	push_memset_graph(&self->r, 16, 0x5a, preds, 5, bad);
+	EXPECT_EQ(-EFAULT, ring_enter(&self->r, 16, 0, 0, 0, &e));
+	EXPECT_EQ(16, e.submitted);
+	EXPECT_EQ(-EFAULT, e.sq_error);
+	usleep(100000);
+	EXPECT_TRUE(untouched(self->mem, 16 * 64)) TH_LOG("a refused graph ran");
+	EXPECT_EQ(run0, nodes_run(self->r.fd));
+	EXPECT_EQ(0, cq_ready(&self->r));
+	/* The same graph, readable, runs whole. */
+	push_memset_graph(&self->r, 16, 0x5a, preds, ~0U, NULL);
+	ASSERT_EQ(0, submit_wait(&self->r, 1));
+	EXPECT_EQ(0, reap_graph(&self->r));
+	EXPECT_EQ(0x5a, self->mem[15 * 64]);
+	EXPECT_EQ(run0 + 16, nodes_run(self->r.fd));
+	munmap(bad, PAGE);
+}
+
+#define FAILSLAB	"/sys/kernel/debug/failslab"
+
+static int failslab_set(const char *attr, const char *v)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), FAILSLAB "/%s", attr);
+	return write_file(path, v);
+}
+
+/*
+ * Fail allocation n of one ENTER, for n = 1, 2, ... until the call makes
+ * fewer than n (fail-nth, as syzkaller does), each on a fresh context: the
+ * call creates the context's pool and its first graph block.  A refused
+ * call must have run nothing; the context must close cleanly either way
+ * (kmemleak checks the rest at the end of the run).
+ */
+TEST_F_TIMEOUT(build, mid_build_failslab, 600)
+{
+	unsigned int n, refused = 0;
+	__u32 preds[16][2];
+	int pools0 = ws_user_pools(NULL);
+	char buf[16];
+
+	if (access(FAILSLAB "/ignore-gfp-wait", W_OK) ||
+	    access("/proc/thread-self/fail-nth", W_OK)) {
+		SKIP(return, "no failslab in this kernel (CONFIG_FAILSLAB)");
+	}
+	ASSERT_EQ(0, failslab_set("ignore-gfp-wait", "N"));
+	ASSERT_EQ(0, failslab_set("verbose", "0"));
+	for (n = 1; n < 10000; n++) {
+		struct wsched_buf b = { (uintptr_t)self->mem, 4 * PAGE };
+		struct wsched_buf_reg reg = {
+			.size = sizeof(reg), .nr = 1, .bufs_ptr = (uintptr_t)&b,
+		};
+		unsigned long long run0;
+		struct ring r;
+		int ret, left;
+
+		memset(self->mem, 0, 16 * 64);
+		ASSERT_EQ(0, ring_open(&r, 64, 0, 0));
+		ASSERT_EQ(0, xioctl(r.fd, WSCHED_IOC_REGISTER_BUFFERS, &reg));
+		run0 = nodes_run(r.fd);
+		push_memset_graph(&r, 16, 0x77, preds, ~0U, NULL);
+		snprintf(buf, sizeof(buf), "%u", n);
+		ASSERT_EQ(0, write_file("/proc/thread-self/fail-nth", buf));
+		ret = ring_enter(&r, 16, 0, 0, 0, NULL);
+		ASSERT_EQ(0, read_file("/proc/thread-self/fail-nth", buf,
+				       sizeof(buf)));
+		left = atoi(buf);
+		ASSERT_EQ(0, write_file("/proc/thread-self/fail-nth", "0"));
+		if (ret) {
+			EXPECT_TRUE(ret == -ENOMEM || ret == -EAGAIN ||
+				    ret == -EINTR)
+				TH_LOG("n=%u: %s", n, strerror(-ret));
+			refused++;
+			usleep(20000);
+			EXPECT_TRUE(untouched(self->mem, 16 * 64))
+				TH_LOG("n=%u: a refused graph ran", n);
+			EXPECT_EQ(run0, nodes_run(r.fd));
+			EXPECT_EQ(0, cq_ready(&r));
+		} else {
+			EXPECT_EQ(0, ring_wait(&r, 1, 60000));
+			EXPECT_EQ(0, reap_graph(&r));
+			EXPECT_EQ(0x77, self->mem[15 * 64]);
+		}
+		ring_close(&r);
+		/* The call made fewer than n allocations: all were tried. */
+		if (left)
+			break;
+	}
+	TH_LOG("allocations 1..%u of a first submission failed in turn: %u calls refused, the others ran whole",
+	       n - 1, refused);
+	EXPECT_LT(0, refused);
+	EXPECT_EQ(pools0, ws_wait_user_pools(pools0));
+}
+
+/*
+ * ENTER whose argument cannot be written back is refused before it
+ * consumes anything: the caller is never told that a call failed after
+ * the work ran.
+ */
+TEST(enter_readonly_arg)
+{
+	struct wsched_enter *e;
+	struct wsched_sqe sqe;
+	unsigned long long run0;
+	struct ring r;
+
+	ASSERT_EQ(0, ring_open(&r, 8, 0, 0));
+	run0 = nodes_run(r.fd);
+	e = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	ASSERT_NE(MAP_FAILED, e);
+	e->size = sizeof(*e);
+	e->to_submit = 1;
+	ASSERT_EQ(0, mprotect(e, PAGE, PROT_READ));
+	sqe_one(&sqe, WSCHED_OP_NOP, 0, 1);
+	ASSERT_TRUE(sq_push(&r, &sqe));
+	store_rel(r.sq_tail, r.tail);
+	EXPECT_EQ(-EFAULT, xioctl(r.fd, WSCHED_IOC_ENTER, e));
+	usleep(50000);
+	EXPECT_EQ(0, load_acq(r.sq_head)) TH_LOG("the entry was consumed");
+	EXPECT_EQ(run0, nodes_run(r.fd));
+	EXPECT_EQ(0, cq_ready(&r));
+	/* The entry is still there, and runs once ENTER can answer. */
+	EXPECT_EQ(0, submit_wait(&r, 1));
+	EXPECT_EQ(0, reap_graph(&r));
+	EXPECT_EQ(run0 + 1, nodes_run(r.fd));
+	munmap(e, PAGE);
+	ring_close(&r);
+}
+
+/* Limits out of range are refused, so that what reads back is in force. */
+TEST(params_out_of_range)
+{
+	static const struct {
+		const char *name;
+		const char *bad[3];
+	} params[] = {
+		{ "max_nodes", { "0", "1048577", "4294967295" } },
+		{ "max_inflight", { "0", "16777217", "-1" } },
+		{ "max_pinned_mb", { "1048577", "-1", "x" } },
+		{ "max_sq_entries", { "0", "32769", "4294967295" } },
+		{ "max_cq_entries", { "0", "65537", "4294967296" } },
+	};
+	unsigned int i, k;
+
+	for (i = 0; i < ARRAY_SIZE(params); i++) {
+		char path[128], before[32], after[32];
+
+		snprintf(path, sizeof(path), "/sys/module/wsched/parameters/%s",
+			 params[i].name);
+		ASSERT_EQ(0, read_file(path, before, sizeof(before)));
+		for (k = 0; k < 3; k++) {
+			EXPECT_EQ(-EINVAL, write_file(path, params[i].bad[k]))
+				TH_LOG("%s=%s", params[i].name, params[i].bad[k]);
+			ASSERT_EQ(0, read_file(path, after, sizeof(after)));
+			EXPECT_STREQ(before, after);
+		}
+		/* The value in force may be written back. */
+		EXPECT_EQ(0, write_file(path, before));
+	}
+}
+
+/* ---- the submitter runs its own graph -------------------------------- */
+
+TEST(submitter_runs_its_graph)
+{
+	unsigned int pool, i, n = 200;
+	struct ws_stats s0, s1;
+	char name[16];
+	struct ring r;
+
+	ASSERT_EQ(0, ring_open(&r, 8, 0, 0));
+	/* The first graph creates the context's pool. */
+	{
+		struct wsched_sqe e;
+
+		sqe_one(&e, WSCHED_OP_NOP, 0, 0);
+		ASSERT_TRUE(sq_push(&r, &e));
+	}
+	ASSERT_EQ(0, submit_wait(&r, 1));
+	ASSERT_EQ(0, reap_graph(&r));
+	ASSERT_LT(0, ws_user_pools(&pool));
+	snprintf(name, sizeof(name), "u%u", pool);
+	/* Let its workers go to sleep. */
+	usleep(200000);
+	ASSERT_EQ(0, ws_stats_read(name, &s0)) TH_LOG("%s", s0.err);
+	for (i = 0; i < n; i++) {
+		struct wsched_sqe e;
+
+		sqe_one(&e, WSCHED_OP_NOP, 0, i);
+		ASSERT_TRUE(sq_push(&r, &e));
+		ASSERT_EQ(0, submit_wait(&r, 1));
+		ASSERT_EQ(0, reap_graph(&r));
+	}
+	ASSERT_EQ(0, ws_stats_read(name, &s1)) TH_LOG("%s", s1.err);
+	TH_LOG("%u one-node graphs: %llu executed, %llu wakeups, %llu injected",
+	       n, s1.total[WS_EXECUTED] - s0.total[WS_EXECUTED],
+	       s1.total[WS_WAKEUPS] - s0.total[WS_WAKEUPS],
+	       s1.total[WS_INJECTED] - s0.total[WS_INJECTED]);
+	EXPECT_EQ(n, s1.total[WS_EXECUTED] - s0.total[WS_EXECUTED]);
+	EXPECT_EQ(0, s1.total[WS_WAKEUPS] - s0.total[WS_WAKEUPS]);
+	EXPECT_EQ(0, s1.total[WS_INJECTED] - s0.total[WS_INJECTED]);
+	ring_close(&r);
+}
+
+/* ---- resource controls ------------------------------------------------ */
+
+/* A cgroup v2 hierarchy: the mounted one, or one we mount. */
+static const char *cg_root(void)
+{
+	static char root[64];
+	char buf[64];
+
+	if (root[0])
+		return root;
+	if (!read_file(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)) ||
+	    !mount("none", CG_ROOT, "cgroup2", 0, NULL)) {
+		snprintf(root, sizeof(root), CG_ROOT);
+		return root;
+	}
+	mkdir("/tmp/cgroup2", 0755);
+	if (!read_file("/tmp/cgroup2/cgroup.controllers", buf, sizeof(buf)) ||
+	    !mount("none", "/tmp/cgroup2", "cgroup2", 0, NULL)) {
+		snprintf(root, sizeof(root), "/tmp/cgroup2");
+		return root;
+	}
+	return NULL;
+}
+
+/* Make cgroup @name with controller @ctl enabled; 0, or why not. */
+static const char *cg_make(const char *name, const char *ctl, char *path,
+			   size_t len)
+{
+	const char *root = cg_root();
+	char buf[256], sub[64];
+
+	if (!root)
+		return "no cgroup2";
+	snprintf(buf, sizeof(buf), "%s/cgroup.controllers", root);
+	if (read_file(buf, sub, sizeof(sub)) || !strstr(sub, ctl))
+		return "controller not in this kernel";
+	snprintf(buf, sizeof(buf), "%s/cgroup.subtree_control", root);
+	snprintf(sub, sizeof(sub), "+%s", ctl);
+	if (write_file(buf, sub))
+		return "cannot enable the controller";
+	snprintf(path, len, "%s/%s", root, name);
+	rmdir(path);
+	if (mkdir(path, 0755))
+		return "mkdir failed";
+	return NULL;
+}
+
+static int cg_write(const char *cg, const char *file, const char *v)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	return write_file(path, v);
+}
+
+static long long cg_usage_us(const char *cg)
+{
+	char path[256], buf[1024], *p;
+
+	snprintf(path, sizeof(path), "%s/cpu.stat", cg);
+	if (read_file(path, buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "usage_usec ");
+	return p ? atoll(p + 11) : -1;
+}
+
+/* Run one SPIN_MAX graph in a fresh context; its wall time in ns. */
+static __u64 spin_graph_ns(unsigned int nodes)
+{
+	struct ring r;
+	unsigned int i;
+	__u64 t0;
+
+	if (ring_open(&r, 256, 0, WSCHED_SETUP_CLAMP))
+		return 0;
+	for (i = 0; i < nodes; i++) {
+		struct wsched_sqe e;
+
+		sqe_op(&e, WSCHED_OP_SPIN, WSCHED_SPIN_MAX, i);
+		e.flags = WSCHED_SQE_NO_CQE |
+			  (i == nodes - 1 ? WSCHED_SQE_GRAPH_END : 0);
+		sq_push(&r, &e);
+	}
+	t0 = now_ns();
+	if (submit_wait(&r, 1) || reap_graph(&r)) {
+		ring_close(&r);
+		return 0;
+	}
+	t0 = now_ns() - t0;
+	ring_close(&r);
+	return t0;
+}
+
+/* In a child moved into @cg: run @nodes SPIN_MAX nodes; exit status. */
+static pid_t child_in_cgroup(const char *cg, unsigned int nodes, int out_fd)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	{
+		char me[32];
+		__u64 ns;
+
+		snprintf(me, sizeof(me), "%d", getpid());
+		if (cg_write(cg, "cgroup.procs", me))
+			_exit(2);
+		ns = spin_graph_ns(nodes);
+		if (write(out_fd, &ns, sizeof(ns)) != sizeof(ns))
+			_exit(3);
+		_exit(ns ? 0 : 4);
+	}
+}
+
+TEST_F_TIMEOUT(ctx_unused, cpu_max, 300)
+{
+	char cg[256];
+	const char *w = cg_make("wsched_cpu_max", "cpu", cg, sizeof(cg));
+	unsigned int nodes;
+	__u64 one, ns;
+	long long use0, use;
+	int fds[2], status;
+	pid_t pid;
+
+	if (w) {
+		SKIP(return, "%s", w);
+	}
+	/* What one node costs at full speed, then enough for ~1 s of CPU. */
+	one = spin_graph_ns(1);
+	ASSERT_NE(0, one);
+	nodes = 1000000000ULL / one + 1;
+	if (nodes > 200)
+		nodes = 200;
+	ASSERT_EQ(0, cg_write(cg, "cpu.max", "20000 100000"));
+	use0 = cg_usage_us(cg);
+	ASSERT_LE(0, use0);
+	ASSERT_EQ(0, pipe(fds));
+	pid = child_in_cgroup(cg, nodes, fds[1]);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("child status %#x", status);
+	ASSERT_EQ(sizeof(ns), read(fds[0], &ns, sizeof(ns)));
+	use = cg_usage_us(cg) - use0;
+	TH_LOG("%u nodes of %.1f ms: %.2f s of CPU charged to the cgroup in %.2f s (%.0f%% of one CPU; limit 20%%)",
+	       nodes, one / 1e6, use / 1e6, ns / 1e9, 100.0 * use * 1000 / ns);
+	/* The work was charged to the submitter's cgroup ... */
+	EXPECT_LT(nodes * one / 1000 / 2, use);
+	/* ... and held to its limit (with slack for the period's edges). */
+	EXPECT_GT(0.35, (double)use * 1000 / ns);
+	close(fds[0]);
+	close(fds[1]);
+	rmdir(cg);
+}
+
+/* The last online CPU, or -1. */
+static int last_cpu(void)
+{
+	cpu_set_t set;
+	int cpu, last = -1;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			last = cpu;
+	return last;
+}
+
+TEST_F_TIMEOUT(ctx_unused, cpuset, 300)
+{
+	char cg[256], v[16];
+	const char *w = cg_make("wsched_cpuset", "cpuset", cg, sizeof(cg));
+	unsigned int pool0, pool, i;
+	int fds[2], status, cpu = last_cpu(), count0;
+	struct ws_stats s;
+	pid_t pid;
+
+	if (w) {
+		SKIP(return, "%s", w);
+	}
+	if (cpu < 1) {
+		SKIP(return, "needs two CPUs");
+	}
+	snprintf(v, sizeof(v), "%d", cpu);
+	ASSERT_EQ(0, cg_write(cg, "cpuset.cpus", v));
+	ASSERT_EQ(0, cg_write(cg, "cpuset.mems", "0"));
+	count0 = ws_user_pools(&pool0);
+	ASSERT_LE(0, count0);
+	ASSERT_EQ(0, pipe(fds));
+	/* A child that keeps its context open until told. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		char me[32], c;
+		struct ring r;
+		unsigned int k;
+
+		snprintf(me, sizeof(me), "%d", getpid());
+		if (cg_write(cg, "cgroup.procs", me) ||
+		    ring_open(&r, 64, 0, 0))
+			_exit(2);
+		for (k = 0; k < 32; k++) {
+			struct wsched_sqe e;
+
+			sqe_op(&e, WSCHED_OP_SPIN, WSCHED_SPIN_MAX / 8, k);
+			e.flags = WSCHED_SQE_NO_CQE |
+				  (k == 31 ? WSCHED_SQE_GRAPH_END : 0);
+			sq_push(&r, &e);
+		}
+		if (submit_wait(&r, 1) || reap_graph(&r))
+			_exit(3);
+		c = 'x';
+		if (write(fds[1], &c, 1) != 1 || read(fds[0], &c, 1) != 1)
+			_exit(4);
+		ring_close(&r);
+		_exit(0);
+	}
+	{
+		char c = 0;
+
+		ASSERT_EQ(1, read(fds[0], &c, 1));
+		ASSERT_EQ('x', c);
+	}
+	ASSERT_LT(0, ws_user_pools(&pool));
+	ASSERT_LT(pool0, pool);
+	snprintf(v, sizeof(v), "u%u", pool);
+	ASSERT_EQ(0, ws_stats_read(v, &s)) TH_LOG("%s", s.err);
+	EXPECT_LE(32, s.total[WS_EXECUTED]);
+	for (i = 0; i < (unsigned int)s.nr_rows; i++)
+		EXPECT_EQ(0, s.cpu[i] != cpu ? s.row[i][WS_EXECUTED] : 0)
+			TH_LOG("CPU %d ran %llu tasks of a context confined to CPU %d",
+			       s.cpu[i], s.row[i][WS_EXECUTED], cpu);
+	ASSERT_EQ(1, write(fds[1], "q", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("child status %#x", status);
+	close(fds[0]);
+	close(fds[1]);
+	EXPECT_EQ(count0, ws_wait_user_pools(count0));
+	rmdir(cg);
+}
+
+TEST_HARNESS_MAIN
