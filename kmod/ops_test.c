@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of the operations of /dev/wsched (opdef.c and the op_*.c families): every built-in
- * operation against a serial reference on odd sizes and offsets, from
- * outside and inside a pool, the scalar checks, and the table of
+ * KUnit tests of the operations of /dev/wsched (opdef.c, op_*.c): every
+ * built-in operation against a serial reference on odd sizes and offsets,
+ * from outside and inside a pool, the scalar checks, and the table of
  * registered operations: register, lookup, list, duplicates, bad names,
  * a full table, and an unregister that waits for a user.
  */
