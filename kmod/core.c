@@ -913,7 +913,7 @@ static enum ws_scope ws_wait_scope(struct ws_worker *worker)
  * may run; they sit above older outside tasks, so a foreign task at the
  * bottom means none of the region's is left: put it back.
  */
-static struct ws_task *ws_pop_own(struct ws_worker *worker)
+static __always_inline struct ws_task *ws_pop_own(struct ws_worker *worker)
 {
 	struct ws_task *task = ws_deque_pop(&worker->deque);
 
@@ -1514,28 +1514,6 @@ EXPORT_SYMBOL_GPL(ws_isolate);
 struct ws_worker *ws_pool_current(struct ws_pool *pool)
 {
 	return ws_current_worker(pool);
-}
-
-/**
- * ws_group_hold - keep a group from completing while its tasks are spawned
- * @group: a group with a done callback
- *
- * Counts a pending task that does not exist; ws_group_unhold() drops it,
- * and calls the done callback if every real task has finished by then.
- */
-void ws_group_hold(struct ws_group *group)
-{
-	/* Unordered: the spawns that follow publish the count. */
-	atomic_inc(&group->pending);
-}
-
-/**
- * ws_group_unhold - drop what ws_group_hold() counted
- * @group: the group
- */
-void ws_group_unhold(struct ws_group *group)
-{
-	ws_group_complete(group);
 }
 
 /**

@@ -74,56 +74,6 @@ unsigned int wsd_max_cq_entries = 8192;
 WSD_PARAM(max_cq_entries, wsd_max_cq_entries, 1, WSD_CQ_LIMIT,
 	  "largest completion ring (1..65536)");
 
-/**
- * wsd_nodes_limit - most nodes of one graph
- *
- * Return: the max_nodes parameter, within 1..WSD_NODES_LIMIT.
- */
-u32 wsd_nodes_limit(void)
-{
-	return clamp(READ_ONCE(wsd_max_nodes), 1U, WSD_NODES_LIMIT);
-}
-
-/**
- * wsd_inflight_limit - most ring-submitted nodes in flight per context
- *
- * Return: the max_inflight parameter, at least 1.
- */
-u32 wsd_inflight_limit(void)
-{
-	return max(READ_ONCE(wsd_max_inflight), 1U);
-}
-
-/**
- * wsd_sq_limit - largest SQ
- *
- * Return: the max_sq_entries parameter, within 1..WSD_SQ_LIMIT.
- */
-u32 wsd_sq_limit(void)
-{
-	return clamp(READ_ONCE(wsd_max_sq_entries), 1U, WSD_SQ_LIMIT);
-}
-
-/**
- * wsd_cq_limit - largest CQ
- *
- * Return: the max_cq_entries parameter, within 1..WSD_CQ_LIMIT.
- */
-u32 wsd_cq_limit(void)
-{
-	return clamp(READ_ONCE(wsd_max_cq_entries), 1U, WSD_CQ_LIMIT);
-}
-
-/**
- * wsd_pinned_limit - most bytes of registered buffers per context
- *
- * Return: the max_pinned_mb parameter in bytes.
- */
-u64 wsd_pinned_limit(void)
-{
-	return (u64)READ_ONCE(wsd_max_pinned_mb) << 20;
-}
-
 /* Check one node of WSCHED_IOC_SUBMIT_GRAPH; @un is the kernel's copy. */
 static int wsd_check_node(const struct wsched_node *un)
 {
@@ -172,13 +122,13 @@ static int wsd_sync_stage(struct wsd_ctx *ctx, struct wsd_build *build,
 		const struct wsched_node *un = &unodes[i];
 		u32 id = array_index_nospec(un->op, WSD_SYNC_OP_LAST + 1);
 		struct ws_op_args args = { .arg = un->arg[0] };
-		const struct ws_op *op = wsd_op_get(id);
+		const struct ws_op *op = wsd_op_take(id);
 
 		ret = wsd_stage_add(ctx, build, op, &args, un->user_data,
 				    un->flags, un->nr_preds, NULL,
 				    un->preds_ptr);
 		if (ret) {
-			wsd_op_put(op);
+			wsd_op_drop(op);
 			return ret;
 		}
 	}

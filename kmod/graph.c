@@ -15,9 +15,9 @@
  *
  * The graph's tasks form one ws_group whose done callback completes the
  * graph on the thread that finished its last node: it posts the graph's
- * completion and frees the block, with no work item.  The submitter
- * holds the group open while it spawns the ready nodes, so that it cannot
- * complete half-spawned.
+ * completion and frees the block, with no work item.  The group counts
+ * the graph's ready nodes from the start, so that it cannot complete
+ * half-queued.
  *
  * Every context has its own pool, created on first use under the
  * resource controls of the thread that submits (see
@@ -37,6 +37,7 @@
 #include "wsched_internal.h"
 #include "ws_op.h"
 #include "wsd_ctx.h"
+#include "wsd_cq.h"
 
 /* Blocks kept for reuse per context, and the largest block kept. */
 #define WSD_CACHE_MAX		64
@@ -82,7 +83,7 @@ static size_t wsd_block_size(u32 nodes, u32 edges)
 }
 
 /* A block with room for @nr nodes and @edges edges: cached or new. */
-static struct wsd_graph *wsd_block_get(struct wsd_ctx *ctx, u32 nr, u32 edges)
+static __always_inline struct wsd_graph *wsd_block_get(struct wsd_ctx *ctx, u32 nr, u32 edges)
 {
 	struct wsd_graph *graph = NULL;
 	struct llist_node *node;
@@ -114,7 +115,8 @@ static struct wsd_graph *wsd_block_get(struct wsd_ctx *ctx, u32 nr, u32 edges)
 }
 
 /* Give a block back: to the cache while it is small and not full. */
-static void wsd_block_put(struct wsd_ctx *ctx, struct wsd_graph *graph)
+static __always_inline void wsd_block_put(struct wsd_ctx *ctx,
+					  struct wsd_graph *graph)
 {
 	if (wsd_block_size(graph->cap_nodes, graph->cap_edges) <=
 	    WSD_CACHE_MAX_BYTES &&
@@ -141,7 +143,7 @@ void wsd_graph_put(struct wsd_graph *graph)
 	if (!refcount_dec_and_test(&graph->refs))
 		return;
 	for (i = 0; i < graph->nr; i++)
-		wsd_op_put(graph->nodes[i].op);
+		wsd_op_drop(graph->nodes[i].op);
 	wsd_block_put(ctx, graph);
 	/*
 	 * Our last access to the context.  Fully ordered: the block is
@@ -173,6 +175,13 @@ static void wsd_graph_done(struct ws_group *group)
 	ran = atomic_read(&graph->ran);
 	atomic64_add(ran, &ctx->nodes_run);
 	atomic64_inc(&ctx->graphs_run);
+	/*
+	 * Before the completion is posted: whoever sees it may unregister
+	 * the buffers at once.  Every node is done before the count drops;
+	 * pairs with the acquire in wsd_unregister_buffers().
+	 */
+	smp_mb__before_atomic();
+	atomic_dec(&ctx->nr_running);
 	if (graph->sync) {
 		/*
 		 * Pairs with the acquire of the waiter: it sees every
@@ -189,20 +198,34 @@ static void wsd_graph_done(struct ws_group *group)
 		wsd_post(ctx, &graph->slot);
 		atomic_sub(graph->nr, &ctx->inflight);
 	}
-	/*
-	 * Every node is done before the count drops; pairs with the
-	 * acquire in wsd_unregister_buffers().
-	 */
-	smp_mb__before_atomic();
-	atomic_dec(&ctx->nr_running);
 	wsd_graph_put(graph);
+}
+
+/*
+ * Queue a ready node: a node that costs less than a wake-up stays on this
+ * thread's deque (others may still steal it), any other wakes an idle
+ * worker (ws_spawn()).
+ */
+static void wsd_node_spawn(struct wsd_node *node)
+{
+	struct ws_group *group = &node->graph->group;
+	struct ws_worker *worker;
+
+	if (node->cheap) {
+		worker = ws_pool_current(group->pool);
+		if (likely(worker)) {
+			ws_spawn_local(worker, group, &node->task);
+			return;
+		}
+	}
+	ws_spawn(group, &node->task);
 }
 
 /*
  * @node has finished: pass its outcome to its successors.  Return the
  * first that became ready, to run next on this thread; spawn the others.
  */
-static struct ws_task *wsd_node_release(struct wsd_node *node)
+static __always_inline struct ws_task *wsd_node_release(struct wsd_node *node)
 {
 	struct wsd_graph *graph = node->graph;
 	const u32 *succ = graph->succs + node->succ;
@@ -224,7 +247,7 @@ static struct ws_task *wsd_node_release(struct wsd_node *node)
 		if (!next)
 			next = &s->task;
 		else
-			ws_spawn(&graph->group, &s->task);
+			wsd_node_spawn(s);
 	}
 	/*
 	 * A thread with a signal pending is a submitter that must get back
@@ -289,8 +312,8 @@ static struct ws_task *wsd_node_run(struct ws_task *task)
  * @sync: a WSCHED_IOC_SUBMIT_GRAPH graph (no completions posted; the
  *	caller holds a second reference and reads the results)
  *
- * Nothing runs yet: the graph's group is held (ws_group_hold()) until
- * wsd_graph_launch() has spawned its ready nodes.
+ * Nothing runs yet: wsd_graph_launch() queues the ready nodes, which the
+ * graph's group already counts.
  *
  * Return: the graph, or NULL when out of memory (nothing is left over).
  */
@@ -299,7 +322,7 @@ struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 				  bool sync)
 {
 	struct ws_pool *pool = READ_ONCE(ctx->pool);
-	u32 nr = build->nr, edges = build->nr_preds, i, j, at;
+	u32 nr = build->nr, edges = build->nr_preds, i, j, at, roots = 0;
 	struct wsd_graph *graph;
 
 	graph = wsd_block_get(ctx, nr, edges);
@@ -321,8 +344,7 @@ struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 	graph->slot.graph = graph;
 	graph->slot.cqe = (struct wsched_cqe){ .user_data = user_data };
 	graph->succs = (u32 *)&graph->nodes[graph->cap_nodes];
-	ws_group_init(&graph->group, pool);
-	ws_group_set_done(&graph->group, wsd_graph_done);
+	ws_group_init_done(&graph->group, pool, wsd_graph_done);
 
 	/* Count each node's successors, then lay the rows out. */
 	for (i = 0; i < nr; i++) {
@@ -338,6 +360,8 @@ struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 		atomic_set(&node->pending, st->nr_preds);
 		node->nr_succ = 0;
 		node->root = !st->nr_preds;
+		roots += node->root;
+		node->cheap = wsd_op_cheap(st->op, &st->args);
 		node->blocks = false;
 		node->dep_failed = false;
 		node->slot.graph = graph;
@@ -364,11 +388,16 @@ struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 	build->nr = 0;
 	build->nr_preds = 0;
 
+	/*
+	 * The ready nodes are counted in the group now, before any is
+	 * queued: the group cannot empty while wsd_graph_launch() queues
+	 * them one by one.  Unordered: queueing a node publishes it.
+	 */
+	atomic_set(&graph->group.pending, roots);
 	atomic_inc(&ctx->nr_graphs);
 	atomic_inc(&ctx->nr_running);
 	if (!sync)
 		atomic_add(nr, &ctx->inflight);
-	ws_group_hold(&graph->group);
 	return graph;
 }
 
@@ -393,7 +422,7 @@ static int wsd_launch_in_pool(void *arg)
 	struct wsd_graph *graph = l->graphs, *next;
 	struct ws_pool *pool = graph->group.pool;
 	struct ws_worker *worker = ws_pool_current(pool);
-	u32 i;
+	u32 i, ready = 0, heavy = 0;
 
 	/*
 	 * The list is newest first and each graph's ready nodes go on in
@@ -408,20 +437,26 @@ static int wsd_launch_in_pool(void *arg)
 			/* Not @pending: thieves may be running the graph. */
 			if (!node->root)
 				continue;
-			if (worker)
-				ws_spawn_local(worker, &graph->group,
-					       &node->task);
-			else
-				ws_spawn(&graph->group, &node->task);
+			ready++;
+			heavy += !node->cheap;
+			/* Counted in the group by wsd_graph_build(). */
+			if (worker) {
+				ws_push_counted(worker, &graph->group,
+						&node->task);
+			} else {
+				node->task.group = &graph->group;
+				ws_inject(pool, &node->task);
+			}
 		}
-		/* May complete the graph here, if thieves ran it all. */
-		ws_group_unhold(&graph->group);
 	}
 	/* Leaving the pool hands what is left to it, with one wake-up. */
 	if (!worker || !l->wait)
 		return 0;
-	/* Parallel work: one idle worker steals, and wakes the next. */
-	if (ws_local_backlog(worker) > 1)
+	/*
+	 * Parallel work worth a wake-up: one idle worker steals, and wakes
+	 * the next.  Nodes cheaper than the wake-up run here.
+	 */
+	if (ready > 1 && heavy)
 		ws_wake_idle(pool);
 	ws_help_until(worker, l->cond, l->arg);
 	return 0;
@@ -440,7 +475,8 @@ static int wsd_launch_in_pool(void *arg)
  * the pool's workers with one wake-up.  With @wait it runs them, bypassing
  * to successors, until @cond holds or nothing is left to run here (the
  * pool's workers finish the rest); an idle worker is woken only when
- * there is more than one ready node.
+ * more than one node is ready and one of them is not cheap
+ * (wsd_op_cheap()).
  */
 void wsd_graph_launch(struct wsd_graph *graphs, bool wait,
 		      bool (*cond)(void *arg), void *arg)

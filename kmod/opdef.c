@@ -36,7 +36,7 @@
  * Indexed by WSCHED_OP_*.  No owner and no users count: they are part of
  * wsched, which an open /dev/wsched pins.
  */
-static const struct ws_op wsd_builtin_ops[] = {
+const struct ws_op wsd_builtin_ops[WSCHED_OP_LAST + 1] = {
 	[WSCHED_OP_NOP] = {
 		.id = WSCHED_OP_NOP,
 		.name = "nop",

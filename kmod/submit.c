@@ -21,6 +21,7 @@
 
 #include "ws_op.h"
 #include "wsd_ctx.h"
+#include "wsd_cq.h"
 
 /* Staging arrays at most this many entries long are kept between graphs. */
 #define WSD_BUILD_KEEP		256
@@ -38,7 +39,7 @@ void wsd_build_reset(struct wsd_build *build, bool keep)
 
 	for (i = 0; i < build->nr; i++)
 		if (build->nodes[i].op)
-			wsd_op_put(build->nodes[i].op);
+			wsd_op_drop(build->nodes[i].op);
 	build->nr = 0;
 	build->nr_preds = 0;
 	if (!keep || build->cap > WSD_BUILD_KEEP) {
@@ -82,35 +83,22 @@ static int wsd_build_grow(struct wsd_build *build, u32 nr_preds)
 	return 0;
 }
 
-/**
- * wsd_stage_add - stage one checked node into a build
- * @ctx: the context
- * @build: the build
- * @op: the node's operation; the reference moves to the build on success
- * @args: its operands, checked
- * @user_data: its user_data
- * @flags: its flags, checked
- * @nr_preds: number of predecessors, at most WSCHED_MAX_PREDS
- * @kpred: the one predecessor, already in kernel memory, or NULL
- * @preds_ptr: user address of the predecessors when @kpred is NULL
- *
- * Predecessors must have lower numbers than the node (acyclic by
- * construction); they are read once from user memory.
- *
- * Return: 0 or the errno that refuses the graph.
- */
-int wsd_stage_add(struct wsd_ctx *ctx, struct wsd_build *build,
-		  const struct ws_op *op, const struct ws_op_args *args,
-		  u64 user_data, u32 flags, u32 nr_preds, const u32 *kpred,
-		  u64 preds_ptr)
+/* wsd_stage_add(), inline on the ring path. */
+static __always_inline int
+__wsd_stage_add(struct wsd_build *build, const struct ws_op *op,
+		const struct ws_op_args *args, u64 user_data, u32 flags,
+		u32 nr_preds, const u32 *kpred, u64 preds_ptr)
 {
 	u32 idx = build->nr, i, *preds;
 	struct wsd_stage *st;
 	int ret;
 
-	ret = wsd_build_grow(build, nr_preds);
-	if (ret)
-		return ret;
+	if (unlikely(build->nr == build->cap ||
+		     build->nr_preds + nr_preds > build->preds_cap)) {
+		ret = wsd_build_grow(build, nr_preds);
+		if (ret)
+			return ret;
+	}
 	preds = build->preds + build->nr_preds;
 	if (kpred) {
 		preds[0] = *kpred;
@@ -138,11 +126,38 @@ int wsd_stage_add(struct wsd_ctx *ctx, struct wsd_build *build,
 	return 0;
 }
 
+/**
+ * wsd_stage_add - stage one checked node into a build
+ * @ctx: the context
+ * @build: the build
+ * @op: the node's operation; the reference moves to the build on success
+ * @args: its operands, checked
+ * @user_data: its user_data
+ * @flags: its flags, checked
+ * @nr_preds: number of predecessors, at most WSCHED_MAX_PREDS
+ * @kpred: the one predecessor, already in kernel memory, or NULL
+ * @preds_ptr: user address of the predecessors when @kpred is NULL
+ *
+ * Predecessors must have lower numbers than the node (acyclic by
+ * construction); they are read once from user memory.
+ *
+ * Return: 0 or the errno that refuses the graph.
+ */
+int wsd_stage_add(struct wsd_ctx *ctx, struct wsd_build *build,
+		  const struct ws_op *op, const struct ws_op_args *args,
+		  u64 user_data, u32 flags, u32 nr_preds, const u32 *kpred,
+		  u64 preds_ptr)
+{
+	return __wsd_stage_add(build, op, args, user_data, flags, nr_preds,
+			       kpred, preds_ptr);
+}
+
 /*
  * Check one entry (the kernel's copy) and stage it into the graph being
  * built.  Return 0 or the errno that refuses the graph.
  */
-static int wsd_build_add(struct wsd_ctx *ctx, const struct wsched_sqe *sqe)
+static __always_inline int wsd_build_add(struct wsd_ctx *ctx,
+					 const struct wsched_sqe *sqe)
 {
 	struct wsd_build *build = &ctx->build;
 	struct ws_op_args args = {};
@@ -172,7 +187,7 @@ static int wsd_build_add(struct wsd_ctx *ctx, const struct wsched_sqe *sqe)
 			return -EINVAL;
 	}
 
-	op = wsd_op_get(sqe->op);
+	op = wsd_op_take(sqe->op);
 	if (!op)
 		return -EOPNOTSUPP;
 	ret = -EINVAL;
@@ -205,13 +220,13 @@ static int wsd_build_add(struct wsd_ctx *ctx, const struct wsched_sqe *sqe)
 			goto out_put;
 		args.data2 = data;
 	}
-	ret = wsd_stage_add(ctx, build, op, &args, sqe->user_data, sqe->flags,
-			    sqe->nr_preds, sqe->nr_preds == 1 ? &sqe->pred : NULL,
-			    sqe->preds_ptr);
+	ret = __wsd_stage_add(build, op, &args, sqe->user_data, sqe->flags,
+			      sqe->nr_preds, sqe->nr_preds == 1 ? &sqe->pred : NULL,
+			      sqe->preds_ptr);
 	if (!ret)
 		return 0;
 out_put:
-	wsd_op_put(op);
+	wsd_op_drop(op);
 	return ret;
 }
 
@@ -225,8 +240,12 @@ static void wsd_build_park(struct wsd_build *build)
 	u32 i;
 
 	for (i = 0; i < build->nr; i++) {
-		if (build->nodes[i].op)
-			wsd_op_put(build->nodes[i].op);
+		const struct ws_op *op = build->nodes[i].op;
+
+		/* Built-in operations hold nothing. */
+		if (!op || op->id <= WSCHED_OP_LAST)
+			continue;
+		wsd_op_drop(op);
 		build->nodes[i].op = NULL;
 	}
 }
@@ -244,7 +263,7 @@ static int wsd_build_unpark(struct wsd_build *build)
 
 		if (st->op)
 			continue;
-		st->op = wsd_op_get(st->op_id);
+		st->op = wsd_op_take(st->op_id);
 		if (!st->op)
 			return -EOPNOTSUPP;
 	}
@@ -269,9 +288,9 @@ struct wsd_submission {
 	int error;
 };
 
-static enum wsd_consumed wsd_consume(struct wsd_ctx *ctx,
-				     const struct wsched_sqe *sqe,
-				     struct wsd_submission *sub)
+static __always_inline enum wsd_consumed
+wsd_consume(struct wsd_ctx *ctx, const struct wsched_sqe *sqe,
+	    struct wsd_submission *sub)
 {
 	struct wsd_build *build = &ctx->build;
 	bool end = sqe->flags & WSCHED_SQE_GRAPH_END;
@@ -315,7 +334,8 @@ static enum wsd_consumed wsd_consume(struct wsd_ctx *ctx,
 }
 
 /* Copy the entry at the kernel's SQ head: the one read of it. */
-static void wsd_sqe_copy(struct wsd_ctx *ctx, struct wsched_sqe *sqe)
+static __always_inline void wsd_sqe_copy(struct wsd_ctx *ctx,
+					 struct wsched_sqe *sqe)
 {
 	memcpy(sqe, &ctx->sqes[ctx->sq_khead & (ctx->sq_entries - 1)],
 	       sizeof(*sqe));

@@ -158,10 +158,26 @@ bool ws_in_pool(struct ws_pool *pool);
 struct module *ws_owner_module(void);
 bool ws_should_split(struct ws_pool *pool);
 
+/*
+ * ws_group_init() + ws_group_set_done() without looking for the current
+ * thread's slot (the owner of a group with a done callback is NULL).
+ */
+static inline void ws_group_init_done(struct ws_group *group,
+				      struct ws_pool *pool,
+				      void (*done)(struct ws_group *group))
+{
+	atomic_set(&group->pending, 0);
+	group->error = 0;
+	group->flags = 0;
+	group->pool = pool;
+	group->done = done;
+	group->owner = NULL;
+	group->lazy = 0;
+	atomic_set(&group->stolen, 0);
+}
+
 /* For the /dev/wsched graph engine: its submitter runs its own graphs. */
 struct ws_worker *ws_pool_current(struct ws_pool *pool);
-void ws_group_hold(struct ws_group *group);
-void ws_group_unhold(struct ws_group *group);
 void ws_spawn_local(struct ws_worker *worker, struct ws_group *group,
 		    struct ws_task *task);
 void ws_wake_idle(struct ws_pool *pool);
@@ -169,6 +185,29 @@ unsigned int ws_local_backlog(struct ws_worker *worker);
 bool ws_help_until(struct ws_worker *worker, bool (*cond)(void *arg),
 		   void *arg);
 struct ws_pool *ws_pool_create_user(void);
+
+/*
+ * Queue a ready task that its group already counts (the caller added it
+ * to @group->pending when it set the group up): onto the caller's own
+ * deque, without waking anybody, or, when that cannot grow, to the
+ * injection queue.  Inline: the graph engine queues every ready node of
+ * a graph this way, and a call costs a translation block lookup under
+ * QEMU TCG, where the benchmarks run.
+ */
+static __always_inline void ws_push_counted(struct ws_worker *worker,
+					    struct ws_group *group,
+					    struct ws_task *task)
+{
+	task->group = group;
+	task->flags = 0;
+	task->isolation = worker->isolation;
+	if (likely(ws_deque_push(&worker->deque, task, GFP_NOWAIT))) {
+		ws_stat_inc(worker->pool, spawned);
+		return;
+	}
+	ws_inject(worker->pool, task);
+}
+
 int ws_pool_adopt_thread(struct ws_pool *pool, struct task_struct *thread,
 			 struct task_struct *model);
 

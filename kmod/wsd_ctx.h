@@ -10,6 +10,7 @@
 
 #include <linux/atomic.h>
 #include <linux/list.h>
+#include <linux/minmax.h>
 #include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
@@ -122,6 +123,8 @@ struct wsd_build {
  * @succ: index of its first successor in the graph's successor array
  * @nr_succ: number of successors
  * @root: it has no predecessor: ready when the graph starts
+ * @cheap: it costs less than a wake-up (wsd_op_cheap()): nobody is woken
+ *	to steal it
  * @blocks: it failed or did not run, and its dependents must not run
  * @dep_failed: a predecessor blocks: written by predecessors before
  *	their decrement of @pending, read by the node after the last one
@@ -137,6 +140,7 @@ struct wsd_node {
 	u32 succ;
 	u32 nr_succ;
 	bool root;
+	bool cheap;
 	bool blocks;
 	bool dep_failed;
 	struct wsd_slot slot;
@@ -289,11 +293,37 @@ extern unsigned int wsd_max_cq_entries;
 #define WSD_INFLIGHT_LIMIT	(16U * 1024 * 1024)
 #define WSD_PINNED_MB_LIMIT	(1024U * 1024)
 
-u32 wsd_nodes_limit(void);
-u32 wsd_inflight_limit(void);
-u32 wsd_sq_limit(void);
-u32 wsd_cq_limit(void);
-u64 wsd_pinned_limit(void);
+/*
+ * The limits in force.  The parameters are read without a lock, pairing
+ * with the plain store of param_set_uint_minmax() (dev.c) when root
+ * writes one: an aligned load sees the old or the new value, both in
+ * range; the clamps only restate the ranges.
+ */
+static inline u32 wsd_nodes_limit(void)
+{
+	return clamp(READ_ONCE(wsd_max_nodes), 1U, WSD_NODES_LIMIT);
+}
+
+static inline u32 wsd_inflight_limit(void)
+{
+	return clamp(READ_ONCE(wsd_max_inflight), 1U, WSD_INFLIGHT_LIMIT);
+}
+
+static inline u32 wsd_sq_limit(void)
+{
+	return clamp(READ_ONCE(wsd_max_sq_entries), 1U, WSD_SQ_LIMIT);
+}
+
+static inline u32 wsd_cq_limit(void)
+{
+	return clamp(READ_ONCE(wsd_max_cq_entries), 1U, WSD_CQ_LIMIT);
+}
+
+/* Bytes of registered buffers per context. */
+static inline u64 wsd_pinned_limit(void)
+{
+	return (u64)READ_ONCE(wsd_max_pinned_mb) << 20;
+}
 
 static inline bool wsd_zero(const void *p, size_t len)
 {
@@ -329,9 +359,7 @@ void wsd_ctx_init(struct wsd_ctx *ctx);
 void wsd_ctx_release(struct wsd_ctx *ctx);
 
 /* cq.c */
-void wsd_post(struct wsd_ctx *ctx, struct wsd_slot *slot);
 u32 wsd_cq_events(struct wsd_ctx *ctx);
-u32 wsd_cq_events_hint(struct wsd_ctx *ctx);
 int wsd_cq_flush(struct wsd_ctx *ctx);
 void wsd_cq_drop_held(struct wsd_ctx *ctx);
 long wsd_getevents(struct wsd_ctx *ctx, u32 min_complete, u64 timeout_ns);

@@ -39,7 +39,23 @@ if insmod /lib/wsched/wsched.ko; then
 	dmesg | grep 'wsched_bench:.*MISMATCH' | sed 's/^\[[^]]*\] //' >&3
 	# /dev/wsched from user space; it takes the same key=value words
 	# and ignores those it does not know.
-	if [ -x /lib/wsched/wsched_ubench ]; then
+	# wsbench.profile=N: a function_graph trace of N ENTER calls of 64
+	# one-node graphs each (wsd_enter() and everything under it).
+	if [ -x /lib/wsched/wsched_ubench ] && echo "$params" | grep -q ' profile='; then
+		mount -t tracefs tracefs /sys/kernel/tracing
+		t=/sys/kernel/tracing
+		echo 0 >$t/tracing_on
+		echo 8192 >$t/buffer_size_kb
+		echo wsd_enter >$t/set_graph_function
+		echo function_graph >$t/current_tracer
+		echo funcgraph-abstime >$t/trace_options 2>/dev/null
+		# shellcheck disable=SC2086
+		/lib/wsched/wsched_ubench $params >&3 2>&1
+		echo "# profile-begin" >&3
+		cat $t/trace >&3
+		echo "# profile-end" >&3
+		echo nop >$t/current_tracer
+	elif [ -x /lib/wsched/wsched_ubench ]; then
 		echo "[wsched-bench] wsched_ubench$params"
 		# shellcheck disable=SC2086
 		/lib/wsched/wsched_ubench $params >&3 2>&1

@@ -16,6 +16,9 @@
 #   BENCH_ARGS   more parameters of the module and wsched_ubench (each takes
 #                its own), e.g. "fib_n=25 crc_mb=32 ubench_ms=100"
 #   BENCH_TIMEOUT  seconds for the guest (default 540)
+#   BENCH_PROFILE=N  also trace N ENTER calls of 64 one-node graphs with
+#                the function_graph tracer and print where the time goes
+#                (tools/bench/profile.py); use with BENCH_ONLY=nop_ring
 #   BENCH_LIBURING=0  build wsched_ubench without liburing (io_uring rows
 #                skipped), as on a host without liburing-dev
 #   WSCHED_OUT   build outputs (default <repo>/.build); this uses bench/
@@ -83,6 +86,7 @@ cp "$m/kmod/wsched.ko" "$m/tools/bench/wsched_bench.ko" "$r/lib/wsched/"
 append="console=ttyS0 panic=-1 oops=panic softlockup_panic=1 mitigations=off"
 [[ -n ${BENCH_ONLY:-} ]] && append+=" wsbench.only=$BENCH_ONLY"
 [[ -n ${BENCH_RUNS:-} ]] && append+=" wsbench.runs=$BENCH_RUNS"
+[[ -n ${BENCH_PROFILE:-} ]] && append+=" wsbench.profile=$BENCH_PROFILE"
 for a in ${BENCH_ARGS:-}; do
 	append+=" wsbench.$a"
 done
@@ -113,6 +117,11 @@ txt=$results/bench-$stamp.txt
 } >"$txt"
 sed -n '/^# raw rows/q;p' "$txt"
 log "bench: wrote $txt"
+if [[ -n ${BENCH_PROFILE:-} ]]; then
+	prof=$results/profile-$stamp.txt
+	python3 "$BENCH_DIR/profile.py" "$out/results.log" 30 | tee "$prof"
+	log "bench: wrote $prof (the trace itself: $out/results.log)"
+fi
 
 if ! command -v gnuplot >/dev/null; then
 	sudo=

@@ -27,6 +27,9 @@
  *   ubench_ms=N   aimed-at length of one timed run of the NOP and diamond
  *                 variants, in ms (default 150)
  *   nop_batch=N   entries per submission of the NOP rows (default 64)
+ *   profile=N     instead of the rows: warm up, then run N batches of the
+ *                 nop_ring_graphs variant between two writes of
+ *                 /sys/kernel/tracing/tracing_on (guest.sh traces them)
  *
  * tools/bench/run.sh builds it with gcc -O2 -static, together with
  * libwsched.c and checksum.c of tools/libwsched, and with -DHAVE_LIBURING
@@ -65,6 +68,7 @@ static const char *only = "";
 static unsigned int crc_mb = 64;
 static unsigned int target_ms = 150;
 static unsigned int nop_batch = 64;
+static unsigned int profile;
 static int failed;
 
 static void fail(const char *fmt, ...)
@@ -1140,6 +1144,8 @@ static void parse(int argc, char **argv)
 			target_ms = strtoul(val, NULL, 0);
 		else if (key_is(argv[i], klen, "nop_batch"))
 			nop_batch = strtoul(val, NULL, 0);
+		else if (key_is(argv[i], klen, "profile"))
+			profile = strtoul(val, NULL, 0);
 	}
 	if (!runs || runs > MAX_RUNS)
 		runs = 5;
@@ -1151,6 +1157,36 @@ static void parse(int argc, char **argv)
 		nop_batch = 64;
 }
 
+static int trace_on(const char *v)
+{
+	FILE *f = fopen("/sys/kernel/tracing/tracing_on", "w");
+
+	if (!f)
+		return -1;
+	fputs(v, f);
+	return fclose(f);
+}
+
+/* profile=N: N batches of one-node graphs with the tracer on. */
+static int run_profile(void)
+{
+	struct wsched_ring ring;
+	int ret;
+
+	ret = wsched_queue_init(2 * MAX_BATCH, &ring, 0);
+	if (ret) {
+		fail("wsched_queue_init: %s", strerror(-ret));
+		return 1;
+	}
+	/* Warm: the context's pool and its block cache exist. */
+	if (ws_nop_graphs(&ring, 16) || trace_on("1") ||
+	    ws_nop_graphs(&ring, profile) || trace_on("0"))
+		fail("profile run failed");
+	wsched_queue_exit(&ring);
+	printf(PFX "profile batches=%u batch=%u\n", profile, nop_batch);
+	return failed;
+}
+
 int main(int argc, char **argv)
 {
 	struct wsched_probe p;
@@ -1159,6 +1195,8 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	parse(argc, argv);
+	if (profile)
+		return run_profile();
 	ret = wsched_probe(NULL, &p);
 	if (ret) {
 		fail("probe /dev/wsched: %s", strerror(-ret));

@@ -33,6 +33,10 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef uint32_t __u32;
+typedef uint64_t __u64;
+typedef int32_t __s32;
+typedef int64_t __s64;
 typedef int8_t s8;
 typedef int32_t s32;
 typedef int64_t s64;
@@ -525,6 +529,8 @@ static inline int cgroup_attach_task_all(struct task_struct *from,
 	(void)from; (void)t;
 	return 0;
 }
+/* No speculation to bound in user space. */
+#define array_index_nospec(index, size)	(index)
 #define SZ_64K		0x00010000
 #define SZ_256K		0x00040000
 static inline bool in_interrupt(void) { return false; }
