@@ -10,7 +10,7 @@
  * ENTER calls, many graphs in flight, NO_CQE, failure propagation, CQ
  * overflow, poll/epoll, GETEVENTS timeouts and signals, close and kill with
  * work in flight, the data ops checked against user-space reference
- * implementations (CRC-32C, XXH64, SHA-256 written here), pinned-memory
+ * implementations (libwsched's CRC-32C, XXH64, SHA-256), pinned-memory
  * accounting and RLIMIT_MEMLOCK, and ops by name (with the sample module's
  * "sample.xor8" when the rig sets WSCHED_OP_XOR=1).
  *
@@ -56,204 +56,12 @@
 #define UD_I(ud)	((__u32)(ud))
 #define MARK_GID	0xfeed
 
-/* ---------------------------------------------------------------------
- * Reference implementations of the data ops' values.
+/*
+ * Reference values of the data ops: libwsched's software CRC-32C, XXH64
+ * and SHA-256 (tools/libwsched/checksum.c, built into this test), the one
+ * copy the library and the tests share.
  */
-static uint32_t ref_crc32c_table[256];
-
-/* Raw CRC-32C update (reflected, poly 0x82F63B78), no inversion. */
-static uint32_t ref_crc32c(uint32_t crc, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	uint32_t i, k, c;
-
-	if (!ref_crc32c_table[1]) {
-		for (i = 0; i < 256; i++) {
-			c = i;
-			for (k = 0; k < 8; k++)
-				c = c & 1 ? (c >> 1) ^ 0x82F63B78U : c >> 1;
-			ref_crc32c_table[i] = c;
-		}
-	}
-	while (len--)
-		crc = ref_crc32c_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return crc;
-}
-
-#define XXP1 0x9E3779B185EBCA87ULL
-#define XXP2 0xC2B2AE3D27D4EB4FULL
-#define XXP3 0x165667B19E3779F9ULL
-#define XXP4 0x85EBCA77C2B2AE63ULL
-#define XXP5 0x27D4EB2F165667C5ULL
-
-static uint64_t xx_rotl(uint64_t x, int r)
-{
-	return (x << r) | (x >> (64 - r));
-}
-
-static uint64_t xx_get64(const unsigned char *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint32_t xx_get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t xx_round(uint64_t acc, uint64_t in)
-{
-	acc += in * XXP2;
-	acc = xx_rotl(acc, 31);
-	return acc * XXP1;
-}
-
-static uint64_t xx_merge(uint64_t acc, uint64_t v)
-{
-	acc ^= xx_round(0, v);
-	return acc * XXP1 + XXP4;
-}
-
-/* XXH64 as the xxHash specification defines it. */
-static uint64_t ref_xxh64(const void *in, size_t len, uint64_t seed)
-{
-	const unsigned char *p = in, *end = p + len;
-	uint64_t h;
-
-	if (len >= 32) {
-		const unsigned char *limit = end - 32;
-		uint64_t v1 = seed + XXP1 + XXP2, v2 = seed + XXP2;
-		uint64_t v3 = seed, v4 = seed - XXP1;
-
-		do {
-			v1 = xx_round(v1, xx_get64(p));
-			v2 = xx_round(v2, xx_get64(p + 8));
-			v3 = xx_round(v3, xx_get64(p + 16));
-			v4 = xx_round(v4, xx_get64(p + 24));
-			p += 32;
-		} while (p <= limit);
-		h = xx_rotl(v1, 1) + xx_rotl(v2, 7) + xx_rotl(v3, 12) +
-		    xx_rotl(v4, 18);
-		h = xx_merge(h, v1);
-		h = xx_merge(h, v2);
-		h = xx_merge(h, v3);
-		h = xx_merge(h, v4);
-	} else {
-		h = seed + XXP5;
-	}
-	h += len;
-	while (p + 8 <= end) {
-		h ^= xx_round(0, xx_get64(p));
-		h = xx_rotl(h, 27) * XXP1 + XXP4;
-		p += 8;
-	}
-	if (p + 4 <= end) {
-		h ^= (uint64_t)xx_get32(p) * XXP1;
-		h = xx_rotl(h, 23) * XXP2 + XXP3;
-		p += 4;
-	}
-	while (p < end) {
-		h ^= *p++ * XXP5;
-		h = xx_rotl(h, 11) * XXP1;
-	}
-	h ^= h >> 33;
-	h *= XXP2;
-	h ^= h >> 29;
-	h *= XXP3;
-	h ^= h >> 32;
-	return h;
-}
-
-static const uint32_t sha256_k[64] = {
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
-	0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
-	0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
-	0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
-	0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
-	0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
-	0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-	0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-
-static uint32_t sha_ror(uint32_t x, int r)
-{
-	return (x >> r) | (x << (32 - r));
-}
-
-static void sha256_block(uint32_t h[8], const unsigned char *blk)
-{
-	uint32_t w[64], a, b, c, d, e, f, g, hh, t1, t2;
-	int i;
-
-	for (i = 0; i < 16; i++)
-		w[i] = (uint32_t)blk[4 * i] << 24 | (uint32_t)blk[4 * i + 1] << 16 |
-		       (uint32_t)blk[4 * i + 2] << 8 | blk[4 * i + 3];
-	for (i = 16; i < 64; i++) {
-		uint32_t s0 = sha_ror(w[i - 15], 7) ^ sha_ror(w[i - 15], 18) ^
-			      (w[i - 15] >> 3);
-		uint32_t s1 = sha_ror(w[i - 2], 17) ^ sha_ror(w[i - 2], 19) ^
-			      (w[i - 2] >> 10);
-
-		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-	}
-	a = h[0]; b = h[1]; c = h[2]; d = h[3];
-	e = h[4]; f = h[5]; g = h[6]; hh = h[7];
-	for (i = 0; i < 64; i++) {
-		t1 = hh + (sha_ror(e, 6) ^ sha_ror(e, 11) ^ sha_ror(e, 25)) +
-		     ((e & f) ^ (~e & g)) + sha256_k[i] + w[i];
-		t2 = (sha_ror(a, 2) ^ sha_ror(a, 13) ^ sha_ror(a, 22)) +
-		     ((a & b) ^ (a & c) ^ (b & c));
-		hh = g; g = f; f = e; e = d + t1;
-		d = c; c = b; b = a; a = t1 + t2;
-	}
-	h[0] += a; h[1] += b; h[2] += c; h[3] += d;
-	h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
-}
-
-/* FIPS 180-4 SHA-256 of @len bytes into @out. */
-static void ref_sha256(const void *in, size_t len, unsigned char out[32])
-{
-	uint32_t h[8] = {
-		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-		0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-	};
-	const unsigned char *p = in;
-	unsigned char tail[128];
-	size_t left = len, n;
-	uint64_t bits = (uint64_t)len * 8;
-	int i;
-
-	while (left >= 64) {
-		sha256_block(h, p);
-		p += 64;
-		left -= 64;
-	}
-	memset(tail, 0, sizeof(tail));
-	memcpy(tail, p, left);
-	tail[left] = 0x80;
-	n = left + 1 + 8 <= 64 ? 64 : 128;
-	for (i = 0; i < 8; i++)
-		tail[n - 1 - i] = bits >> (8 * i);
-	sha256_block(h, tail);
-	if (n == 128)
-		sha256_block(h, tail + 64);
-	for (i = 0; i < 8; i++) {
-		out[4 * i] = h[i] >> 24;
-		out[4 * i + 1] = h[i] >> 16;
-		out[4 * i + 2] = h[i] >> 8;
-		out[4 * i + 3] = h[i];
-	}
-}
-
+#include "../../tools/libwsched/wsched.h"
 #include "wsched_ring.h"
 
 /*
@@ -911,15 +719,15 @@ TEST(reference_implementations)
 	unsigned char d[32];
 
 	/* Standard CRC-32C check value: ~crc32c(~0, "123456789"). */
-	EXPECT_EQ(0xE3069283U, ~ref_crc32c(~0U, "123456789", 9));
-	EXPECT_EQ(0U, ref_crc32c(0, "", 0));
-	EXPECT_EQ(0xEF46DB3751D8E999ULL, ref_xxh64("", 0, 0));
-	EXPECT_EQ(0x44BC2CF5AD770999ULL, ref_xxh64("abc", 3, 0));
-	ref_sha256("abc", 3, d);
+	EXPECT_EQ(0xE3069283U, ~wsched_crc32c_sw(~0U, "123456789", 9));
+	EXPECT_EQ(0U, wsched_crc32c_sw(0, "", 0));
+	EXPECT_EQ(0xEF46DB3751D8E999ULL, wsched_xxhash64_sw("", 0, 0));
+	EXPECT_EQ(0x44BC2CF5AD770999ULL, wsched_xxhash64_sw("abc", 3, 0));
+	wsched_sha256_sw("abc", 3, d);
 	EXPECT_EQ(0, memcmp(d, sha_abc, 32));
-	ref_sha256("", 0, d);
+	wsched_sha256_sw("", 0, d);
 	EXPECT_EQ(0, memcmp(d, sha_empty, 32));
-	ref_sha256(q, strlen(q), d);
+	wsched_sha256_sw(q, strlen(q), d);
 	EXPECT_EQ(0, memcmp(d, sha_q, 32));
 }
 
@@ -3752,14 +3560,14 @@ TEST_F_TIMEOUT(data, data_ops, 300)
 		EXPECT_EQ(0, memcmp(self->dst + doff, self->src + soff, len))
 			TH_LOG("memcpy, len %llu doff %llu soff %llu", (unsigned long long)len,
 			       (unsigned long long)doff, (unsigned long long)soff);
-		EXPECT_EQ(ref_crc32c(crc_seed, self->src + soff, len), t->value[4])
+		EXPECT_EQ(wsched_crc32c_sw(crc_seed, self->src + soff, len), t->value[4])
 			TH_LOG("crc32c len %llu seed %#x", (unsigned long long)len, crc_seed);
-		EXPECT_EQ(ref_crc32c(~0U, self->src + soff, len), t->value[7])
+		EXPECT_EQ(wsched_crc32c_sw(~0U, self->src + soff, len), t->value[7])
 			TH_LOG("crc32c of the copy, len %llu", (unsigned long long)len);
-		EXPECT_EQ(ref_xxh64(self->src + soff, len, seed), t->value[5])
+		EXPECT_EQ(wsched_xxhash64_sw(self->src + soff, len, seed), t->value[5])
 			TH_LOG("xxhash64 len %llu seed %#llx", (unsigned long long)len,
 			       (unsigned long long)seed);
-		ref_sha256(self->src + soff, len, d);
+		wsched_sha256_sw(self->src + soff, len, d);
 		EXPECT_EQ(0, memcmp(d, self->dig + goff, 32))
 			TH_LOG("sha256 len %llu", (unsigned long long)len);
 		if (doff)
