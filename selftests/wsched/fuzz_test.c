@@ -909,7 +909,7 @@ TEST_F_TIMEOUT(fuzz, sqes, 300)
 			__u32 sq = 1 + rnd() % 256;
 
 			fz_open(&f, sq, chance(50) ? 0 : sq + rnd() % (3 * sq),
-				  chance(10) ? WSCHED_SETUP_CLAMP : 0);
+				chance(10) ? WSCHED_SETUP_CLAMP : 0);
 			ASSERT_LE(0, r->fd);
 			if (chance(80))
 				fz_register(&f);
