@@ -589,7 +589,9 @@ FIXTURE(ring) {
 	struct wsched_buf bufs[3];
 };
 
-FIXTURE_SETUP(ring)
+/* The ring fixture: rings, and the three buffers registered if @reg. */
+static void ring_fixture(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(ring) *self, bool reg)
 {
 	int ret = ring_open(&self->r, 64, 0, 0);
 
@@ -606,8 +608,15 @@ FIXTURE_SETUP(ring)
 	self->bufs[1].len = B1_LEN;
 	self->bufs[2].addr = (uintptr_t)self->mem + B0_LEN + 3 * PAGE + 7;
 	self->bufs[2].len = B2_LEN;
+	if (!reg)
+		return;
 	ret = reg_bufs(self->r.fd, self->bufs, 3);
 	ASSERT_EQ(0, ret) TH_LOG("register: %s", strerror(-ret));
+}
+
+FIXTURE_SETUP(ring)
+{
+	ring_fixture(_metadata, self, true);
 }
 
 FIXTURE_TEARDOWN(ring)
@@ -1319,55 +1328,6 @@ TEST_F(ring, valid_entries_run)
 	EXPECT_EQ(0, c[0].res);
 }
 
-TEST_F(ring, sqe_unknown_flags)
-{
-	struct wsched_sqe bad;
-	unsigned int bit;
-
-	for (bit = 0; bit < 32; bit++) {
-		if ((1U << bit) & WSCHED_SQE_FLAGS)
-			continue;
-		sqe_nop(&bad, 0);
-		bad.flags = 1U << bit;
-		EXPECT_OK(refused_both(&self->r, &bad, EINVAL)) TH_LOG("flag bit %u", bit);
-	}
-}
-
-TEST_F(ring, sqe_unused_fields_nonzero)
-{
-	static const unsigned int fields[] = { F_BUF, F_BUF2, F_OFF, F_LEN, F_ARG };
-	static const char *const fname[] = { "buf", "buf2", "off", "len", "arg" };
-	struct wsched_sqe bad;
-	unsigned int op, f;
-
-	for (op = 0; op <= WSCHED_OP_LAST; op++) {
-		for (f = 0; f < ARRAY_SIZE(fields); f++) {
-			if (op_fields[op] & fields[f])
-				continue;
-			sqe_valid(&bad, op);
-			switch (fields[f]) {
-			case F_BUF:
-				bad.buf = 1;
-				break;
-			case F_BUF2:
-				bad.buf2 = 1;
-				break;
-			case F_OFF:
-				bad.off = 1;
-				break;
-			case F_LEN:
-				bad.len = 1;
-				break;
-			case F_ARG:
-				bad.arg = 1;
-				break;
-			}
-			EXPECT_OK(refused_both(&self->r, &bad, EINVAL))
-				TH_LOG("op %s, field %s", op_names[op], fname[f]);
-		}
-	}
-}
-
 static int op_list(int fd, struct wsched_op_info *infos, __u32 *nr)
 {
 	struct wsched_op_list l;
@@ -1412,21 +1372,12 @@ TEST_F(ring, sqe_unknown_op)
 	}
 }
 
-TEST_F(ring, sqe_too_many_preds)
+/* Exactly WSCHED_MAX_PREDS is fine (node 1 of the graph below). */
+TEST_F(ring, sqe_max_preds)
 {
-	struct wsched_sqe bad, e[2];
+	struct wsched_sqe e[2];
 	struct wsched_cqe c[4];
 
-	/* preds all 0: valid numbers, only the count is wrong */
-	sqe_nop(&bad, 0);
-	bad.nr_preds = WSCHED_MAX_PREDS + 1;
-	bad.preds_ptr = (uintptr_t)self->preds;
-	EXPECT_OK(refused_mid(&self->r, &bad, E2BIG));
-	bad.nr_preds = 1000;
-	EXPECT_OK(refused_mid(&self->r, &bad, E2BIG));
-	bad.nr_preds = ~0U;
-	EXPECT_OK(refused_mid(&self->r, &bad, E2BIG));
-	/* Exactly WSCHED_MAX_PREDS is fine (node 1 of the graph below). */
 	sqe_nop(&e[0], UD(1, 0));
 	sqe_nop(&e[1], UD(1, 1));
 	e[1].nr_preds = WSCHED_MAX_PREDS;
@@ -1447,63 +1398,12 @@ static const char *refused_at2(struct ring *r, const struct wsched_sqe *bad, int
 	return refused(r, e, 3, 3, err);
 }
 
-TEST_F(ring, sqe_preds_inconsistent)
+/* Forward predecessors across entries of one call (the rest: sqe.*). */
+TEST_F(ring, sqe_forward_preds_in_graph)
 {
-	struct wsched_sqe bad;
-
-	self->preds[0] = 0;
-	self->preds[1] = 1;
-	/* nr_preds 1 with a preds_ptr (pred itself valid) */
-	sqe_nop(&bad, 0);
-	bad.nr_preds = 1;
-	bad.pred = 1;
-	bad.preds_ptr = (uintptr_t)self->preds;
-	EXPECT_OK(refused_at2(&self->r, &bad, EINVAL)) TH_LOG("nr 1, pred 1, preds_ptr");
-	bad.pred = 0;
-	EXPECT_OK(refused_at2(&self->r, &bad, EINVAL)) TH_LOG("nr 1, pred 0, preds_ptr");
-	/* nr_preds > 1 with a pred */
-	sqe_nop(&bad, 0);
-	bad.nr_preds = 2;
-	bad.pred = 1;
-	bad.preds_ptr = (uintptr_t)self->preds;
-	EXPECT_OK(refused_at2(&self->r, &bad, EINVAL)) TH_LOG("nr 2 with pred");
-	/* nr_preds > 1 without a preds_ptr */
-	sqe_nop(&bad, 0);
-	bad.nr_preds = 2;
-	EXPECT_OK(refused_at2(&self->r, &bad, EFAULT)) TH_LOG("nr 2, preds_ptr 0");
-	/* nr_preds 0 with a pred or a preds_ptr */
-	sqe_nop(&bad, 0);
-	bad.pred = 1;
-	EXPECT_OK(refused_at2(&self->r, &bad, EINVAL)) TH_LOG("nr 0 with pred");
-	sqe_nop(&bad, 0);
-	bad.preds_ptr = (uintptr_t)self->preds;
-	EXPECT_OK(refused_at2(&self->r, &bad, EINVAL)) TH_LOG("nr 0 with preds_ptr");
-}
-
-TEST_F(ring, sqe_self_and_forward_preds)
-{
-	struct wsched_sqe bad, e[3];
-	static const __u32 fwd[] = { 2, 3, 1000, 0x7fffffff, ~0U };
+	struct wsched_sqe e[3];
 	unsigned int i;
 
-	/* node 2: pred 2 (itself), or later ones */
-	sqe_nop(&bad, 0);
-	sqe_pred1(&bad, 2);
-	EXPECT_OK(refused_at2(&self->r, &bad, EINVAL)) TH_LOG("self");
-	for (i = 0; i < ARRAY_SIZE(fwd); i++) {
-		sqe_nop(&bad, 0);
-		sqe_pred1(&bad, fwd[i]);
-		EXPECT_OK(refused_at2(&self->r, &bad, EINVAL)) TH_LOG("pred %u", fwd[i]);
-		self->preds[0] = 0;
-		self->preds[1] = fwd[i];
-		sqe_nop(&bad, 0);
-		sqe_preds(&bad, self->preds, 2);
-		EXPECT_OK(refused_at2(&self->r, &bad, EINVAL)) TH_LOG("preds {0, %u}", fwd[i]);
-	}
-	/* node 0 waiting for itself */
-	sqe_nop(&bad, 0);
-	sqe_pred1(&bad, 0);
-	EXPECT_OK(refused_alone(&self->r, &bad, EINVAL)) TH_LOG("node 0 pred 0");
 	/* node 1 waiting for node 2, which exists later in the same graph */
 	sqe_nop(&e[0], UD(7, 0));
 	sqe_nop(&e[1], UD(7, 1));
@@ -1559,6 +1459,281 @@ TEST_F(ring, sqe_preds_fault)
 	bad.preds_ptr = (uintptr_t)p;
 	EXPECT_OK(refused_at2(&self->r, &bad, EFAULT)) TH_LOG("straddling");
 	munmap(m, pg);
+}
+
+/*
+ * Refused entries, one table: each variant breaks the valid entry
+ * (sqe_valid()) of each op it names, in one or more cases, each case a
+ * few fields set; refused() checks the errno, that the whole graph was
+ * consumed, that nothing ran or completed, and that a marker graph runs
+ * after it.  Where the bad entry stands: PLACE_BOTH (node 1 of three, and
+ * alone), PLACE_MID (node 1 of three), PLACE_AT2 (node 2 of three: preds
+ * 0 and 1 exist), PLACE_ALONE (node 0 of one).
+ */
+enum place { PLACE_BOTH, PLACE_MID, PLACE_AT2, PLACE_ALONE };
+
+/* More fields a case sets, beyond F_BUF..F_ARG. */
+#define F_FLAGS		0x20
+#define F_OP		0x40
+#define F_NR_PREDS	0x80
+#define F_PRED		0x100
+#define F_PREDS_ZERO	0x200	/* preds_ptr to the fixture's preds, all 0 */
+#define F_PREDS_01	0x400	/* preds_ptr to { 0, 1 } */
+#define F_PREDS_0_V	0x800	/* nr_preds 2, preds { 0, v } */
+#define F_VALID		0x1000	/* nothing: the valid entry as it is */
+
+#define BIT_OP(op)	(1U << (op))
+#define OPS_DATA	(BIT_OP(WSCHED_OP_MEMCPY) | BIT_OP(WSCHED_OP_MEMSET) | \
+			 BIT_OP(WSCHED_OP_MEMCMP) | BIT_OP(WSCHED_OP_CRC32C) | \
+			 BIT_OP(WSCHED_OP_XXHASH64) | BIT_OP(WSCHED_OP_SHA256))
+#define OPS_COPY	(BIT_OP(WSCHED_OP_MEMCPY) | BIT_OP(WSCHED_OP_MEMCMP))
+/* One range of len (sha256: the second holds the digest) */
+#define OPS_ONE_RANGE	(OPS_DATA & ~OPS_COPY)
+#define OPS_ALL		((1U << (WSCHED_OP_LAST + 1)) - 1)
+
+enum bufs { BUFS_REGISTERED, BUFS_NEVER, BUFS_UNREGISTERED };
+
+struct sqe_set {
+	unsigned int f;
+	__u64 v;
+};
+
+FIXTURE(sqe) {
+	FIXTURE_DATA(ring) d;
+};
+
+FIXTURE_VARIANT(sqe) {
+	__u32 ops;			/* BIT_OP() of each op broken */
+	unsigned int unused;		/* only ops that do not use this F_* */
+	struct sqe_set c[8][5];		/* cases; .f 0 ends a case and the list */
+	bool each_bit;			/* c[0][0].f = each bit outside its .v */
+	enum bufs bufs;
+	enum place place;
+	int err;
+};
+
+#define SQE(name, o, pl, e, ...)					\
+	FIXTURE_VARIANT_ADD(sqe, name) {				\
+		.ops = (o), .place = (pl), .err = (e),			\
+		.c = { __VA_ARGS__ },					\
+	}
+
+FIXTURE_VARIANT_ADD(sqe, unknown_flags) {
+	.ops = BIT_OP(WSCHED_OP_NOP), .place = PLACE_BOTH, .err = EINVAL,
+	.each_bit = true, .c = { { { F_FLAGS, WSCHED_SQE_FLAGS } } },
+};
+
+#define SQE_UNUSED(name, field)						\
+	FIXTURE_VARIANT_ADD(sqe, name) {				\
+		.ops = OPS_ALL, .unused = (field), .place = PLACE_BOTH,	\
+		.err = EINVAL, .c = { { { field, 1 } } },		\
+	}
+SQE_UNUSED(unused_buf_nonzero, F_BUF);
+SQE_UNUSED(unused_buf2_nonzero, F_BUF2);
+SQE_UNUSED(unused_off_nonzero, F_OFF);
+SQE_UNUSED(unused_len_nonzero, F_LEN);
+SQE_UNUSED(unused_arg_nonzero, F_ARG);
+
+/* preds all 0: valid numbers, only the count is wrong */
+SQE(too_many_preds, BIT_OP(WSCHED_OP_NOP), PLACE_MID, E2BIG,
+    { { F_PREDS_ZERO }, { F_NR_PREDS, WSCHED_MAX_PREDS + 1 } },
+    { { F_PREDS_ZERO }, { F_NR_PREDS, 1000 } },
+    { { F_PREDS_ZERO }, { F_NR_PREDS, ~0U } });
+SQE(preds_inconsistent, BIT_OP(WSCHED_OP_NOP), PLACE_AT2, EINVAL,
+    /* nr_preds 1 with a preds_ptr (pred itself valid) */
+    { { F_NR_PREDS, 1 }, { F_PRED, 1 }, { F_PREDS_01 } },
+    { { F_NR_PREDS, 1 }, { F_PRED, 0 }, { F_PREDS_01 } },
+    /* nr_preds > 1 with a pred */
+    { { F_NR_PREDS, 2 }, { F_PRED, 1 }, { F_PREDS_01 } },
+    /* nr_preds 0 with a pred or a preds_ptr */
+    { { F_PRED, 1 } },
+    { { F_PREDS_01 } });
+/* nr_preds > 1 without a preds_ptr */
+SQE(preds_ptr_missing, BIT_OP(WSCHED_OP_NOP), PLACE_AT2, EFAULT,
+    { { F_NR_PREDS, 2 } });
+/* node 2: pred 2 (itself), or later ones */
+SQE(pred_self_or_forward, BIT_OP(WSCHED_OP_NOP), PLACE_AT2, EINVAL,
+    { { F_NR_PREDS, 1 }, { F_PRED, 2 } },
+    { { F_NR_PREDS, 1 }, { F_PRED, 3 } },
+    { { F_NR_PREDS, 1 }, { F_PRED, 1000 } },
+    { { F_NR_PREDS, 1 }, { F_PRED, 0x7fffffff } },
+    { { F_NR_PREDS, 1 }, { F_PRED, ~0U } });
+SQE(preds_forward, BIT_OP(WSCHED_OP_NOP), PLACE_AT2, EINVAL,
+    { { F_PREDS_0_V, 2 } }, { { F_PREDS_0_V, 3 } }, { { F_PREDS_0_V, 1000 } },
+    { { F_PREDS_0_V, 0x7fffffff } }, { { F_PREDS_0_V, ~0U } });
+/* node 0 waiting for itself */
+SQE(first_node_pred_self, BIT_OP(WSCHED_OP_NOP), PLACE_ALONE, EINVAL,
+    { { F_NR_PREDS, 1 }, { F_PRED, 0 } });
+
+FIXTURE_VARIANT_ADD(sqe, data_op_without_buffers) {
+	.ops = OPS_DATA, .bufs = BUFS_NEVER, .place = PLACE_BOTH,
+	.err = EINVAL, .c = { { { F_VALID } } },
+};
+FIXTURE_VARIANT_ADD(sqe, data_op_after_unregister) {
+	.ops = BIT_OP(WSCHED_OP_MEMSET), .bufs = BUFS_UNREGISTERED,
+	.place = PLACE_BOTH, .err = EINVAL, .c = { { { F_VALID } } },
+};
+
+SQE(bad_buffer_index, OPS_DATA, PLACE_BOTH, EINVAL,
+    { { F_BUF, 3 } }, { { F_BUF, 4 } }, { { F_BUF, WSCHED_MAX_BUFS - 1 } },
+    { { F_BUF, WSCHED_MAX_BUFS } }, { { F_BUF, 0x10000 } }, { { F_BUF, ~0U } });
+SQE(bad_buffer2_index, OPS_COPY | BIT_OP(WSCHED_OP_SHA256), PLACE_BOTH, EINVAL,
+    { { F_BUF2, 3 } }, { { F_BUF2, 4 } }, { { F_BUF2, WSCHED_MAX_BUFS - 1 } },
+    { { F_BUF2, WSCHED_MAX_BUFS } }, { { F_BUF2, 0x10000 } }, { { F_BUF2, ~0U } });
+
+/* first range: one byte too long, or starting at the end */
+SQE(range_too_long, OPS_ONE_RANGE, PLACE_BOTH, ERANGE,
+    { { F_OFF, 0 }, { F_LEN, B0_LEN + 1 } });
+SQE(range_too_long_copy, OPS_COPY, PLACE_BOTH, ERANGE,
+    { { F_OFF, 0 }, { F_LEN, B0_LEN + 1 }, { F_BUF2, 0 }, { F_ARG, 0 } });
+SQE(range_at_end, OPS_DATA, PLACE_BOTH, ERANGE,
+    { { F_OFF, B0_LEN }, { F_LEN, 1 } });
+/* two bytes of the one-byte buffer */
+SQE(range_one_byte_buffer, OPS_ONE_RANGE, PLACE_BOTH, ERANGE,
+    { { F_BUF, 2 }, { F_OFF, 0 }, { F_LEN, 2 } });
+SQE(range_one_byte_buffer_copy, OPS_COPY, PLACE_BOTH, ERANGE,
+    { { F_BUF, 2 }, { F_OFF, 0 }, { F_LEN, 2 }, { F_BUF2, 0 }, { F_ARG, 0 } });
+/* second range (sqe_valid(): len 100 in buffer 1 of B1_LEN) */
+SQE(range2_too_far, OPS_COPY, PLACE_BOTH, ERANGE,
+    { { F_ARG, B1_LEN - 100 + 1 } });
+SQE(range2_too_long, OPS_COPY, PLACE_BOTH, ERANGE,
+    { { F_LEN, B1_LEN + 1 }, { F_BUF, 0 }, { F_ARG, 0 } });
+SQE(sha256_digest_outside, BIT_OP(WSCHED_OP_SHA256), PLACE_BOTH, ERANGE,
+    { { F_ARG, B1_LEN - 31 } },			/* the digest does not fit */
+    { { F_BUF2, 2 }, { F_ARG, 0 } });		/* into 1 byte */
+
+SQE(range_overflow, OPS_DATA, PLACE_BOTH, ERANGE,
+    { { F_OFF, ~0ULL }, { F_LEN, 1 } },
+    { { F_OFF, ~0ULL - 1 }, { F_LEN, 2 } },
+    { { F_OFF, 1 }, { F_LEN, ~0ULL } },
+    { { F_OFF, ~0ULL }, { F_LEN, ~0ULL } },
+    { { F_OFF, 1ULL << 63 }, { F_LEN, 1ULL << 63 } },
+    { { F_OFF, (1ULL << 63) + 16 }, { F_LEN, (1ULL << 63) - 8 } },
+    { { F_OFF, 0x100000000ULL }, { F_LEN, 16 } });
+/* second range: arg + len overflows */
+SQE(range2_overflow, OPS_COPY, PLACE_BOTH, ERANGE,
+    { { F_LEN, 16 }, { F_ARG, ~0ULL - 8 } });
+SQE(sha256_digest_overflow, BIT_OP(WSCHED_OP_SHA256), PLACE_BOTH, ERANGE,
+    { { F_ARG, ~0ULL - 8 } });
+SQE(data_len_zero, OPS_DATA, PLACE_BOTH, EINVAL, { { F_LEN, 0 } });
+
+SQE(spin_arg, BIT_OP(WSCHED_OP_SPIN), PLACE_BOTH, EINVAL,
+    { { F_ARG, WSCHED_SPIN_MAX + 1ULL } }, { { F_ARG, 1ULL << 32 } },
+    { { F_ARG, ~0ULL } });
+SQE(fail_arg, BIT_OP(WSCHED_OP_FAIL), PLACE_BOTH, EINVAL,
+    { { F_ARG, 0 } }, { { F_ARG, 4096 } }, { { F_ARG, 65536 } },
+    { { F_ARG, 1ULL << 32 | 5 } }, { { F_ARG, ~0ULL } });
+SQE(memset_arg, BIT_OP(WSCHED_OP_MEMSET), PLACE_BOTH, EINVAL,
+    { { F_ARG, 256 } }, { { F_ARG, 0x1ff } }, { { F_ARG, 1ULL << 32 } },
+    { { F_ARG, ~0ULL } });
+
+FIXTURE_SETUP(sqe)
+{
+	ring_fixture(_metadata, &self->d, variant->bufs != BUFS_NEVER);
+	if (variant->bufs == BUFS_UNREGISTERED)
+		ASSERT_EQ(0, unreg_bufs(self->d.r.fd));
+}
+
+FIXTURE_TEARDOWN(sqe)
+{
+	ring_close(&self->d.r);
+	munmap(self->d.mem, BUFMEM);
+}
+
+static void sqe_set(struct wsched_sqe *e, __u32 *preds, unsigned int f, __u64 v)
+{
+	switch (f) {
+	case F_BUF:
+		e->buf = v;
+		break;
+	case F_BUF2:
+		e->buf2 = v;
+		break;
+	case F_OFF:
+		e->off = v;
+		break;
+	case F_LEN:
+		e->len = v;
+		break;
+	case F_ARG:
+		e->arg = v;
+		break;
+	case F_FLAGS:
+		e->flags = v;
+		break;
+	case F_OP:
+		e->op = v;
+		break;
+	case F_NR_PREDS:
+		e->nr_preds = v;
+		break;
+	case F_PRED:
+		e->pred = v;
+		break;
+	case F_PREDS_ZERO:
+		memset(preds, 0, (WSCHED_MAX_PREDS + 1) * sizeof(*preds));
+		e->preds_ptr = (uintptr_t)preds;
+		break;
+	case F_PREDS_01:
+		preds[0] = 0;
+		preds[1] = 1;
+		e->preds_ptr = (uintptr_t)preds;
+		break;
+	case F_PREDS_0_V:
+		preds[0] = 0;
+		preds[1] = v;
+		sqe_preds(e, preds, 2);
+		break;
+	}
+}
+
+static const char *refused_at(struct ring *r, const struct wsched_sqe *bad,
+			      enum place place, int err)
+{
+	switch (place) {
+	case PLACE_MID:
+		return refused_mid(r, bad, err);
+	case PLACE_AT2:
+		return refused_at2(r, bad, err);
+	case PLACE_ALONE:
+		return refused_alone(r, bad, err);
+	default:
+		return refused_both(r, bad, err);
+	}
+}
+
+TEST_F(sqe, refused)
+{
+	const struct sqe_set *c;
+	struct wsched_sqe bad;
+	unsigned int op, i, j, bit, tried = 0;
+
+	for (op = 0; op <= WSCHED_OP_LAST; op++) {
+		if (!(variant->ops & BIT_OP(op)) || op_fields[op] & variant->unused)
+			continue;
+		for (bit = 0; variant->each_bit && bit < 32; bit++) {
+			c = &variant->c[0][0];
+			if ((1ULL << bit) & c->v)
+				continue;
+			sqe_valid(&bad, op);
+			sqe_set(&bad, self->d.preds, c->f, 1ULL << bit);
+			EXPECT_OK(refused_at(&self->d.r, &bad, variant->place, variant->err))
+				TH_LOG("op %s bit %u", op_names[op], bit);
+			tried++;
+		}
+		for (i = 0; !variant->each_bit && i < ARRAY_SIZE(variant->c); i++) {
+			c = variant->c[i];
+			if (!c[0].f)
+				break;
+			sqe_valid(&bad, op);
+			for (j = 0; j < ARRAY_SIZE(variant->c[i]) && c[j].f; j++)
+				sqe_set(&bad, self->d.preds, c[j].f, c[j].v);
+			EXPECT_OK(refused_at(&self->d.r, &bad, variant->place, variant->err))
+				TH_LOG("op %s case %u", op_names[op], i);
+			tried++;
+		}
+	}
+	EXPECT_LT(0, tried);
 }
 
 /* A graph of @limit + 70 entries is refused, one of @limit runs. */
@@ -1619,175 +1794,6 @@ static void graph_too_big(struct __test_metadata *_metadata, struct ring *r,
 	tg_finish(t);
 	EXPECT_OK(run_ok(r, t, 240));
 	tg_free(t);
-}
-
-TEST_F(ctx, sqe_data_op_without_buffers)
-{
-	struct wsched_sqe bad;
-	unsigned int op;
-
-	for (op = WSCHED_OP_MEMCPY; op <= WSCHED_OP_LAST; op++) {
-		sqe_valid(&bad, op);
-		EXPECT_OK(refused_both(&self->r, &bad, EINVAL)) TH_LOG("op %s", op_names[op]);
-	}
-}
-
-TEST_F(ring, sqe_data_op_after_unregister)
-{
-	struct wsched_sqe bad;
-
-	ASSERT_EQ(0, unreg_bufs(self->r.fd));
-	sqe_valid(&bad, WSCHED_OP_MEMSET);
-	EXPECT_OK(refused_both(&self->r, &bad, EINVAL));
-}
-
-TEST_F(ring, sqe_bad_buffer_index)
-{
-	static const __u32 idx[] = { 3, 4, WSCHED_MAX_BUFS - 1, WSCHED_MAX_BUFS,
-				     0x10000, ~0U };
-	struct wsched_sqe bad;
-	unsigned int op, i;
-
-	for (op = WSCHED_OP_MEMCPY; op <= WSCHED_OP_LAST; op++) {
-		for (i = 0; i < ARRAY_SIZE(idx); i++) {
-			sqe_valid(&bad, op);
-			bad.buf = idx[i];
-			EXPECT_OK(refused_both(&self->r, &bad, EINVAL))
-				TH_LOG("op %s buf %u", op_names[op], idx[i]);
-			if (!(op_fields[op] & F_BUF2))
-				continue;
-			sqe_valid(&bad, op);
-			bad.buf2 = idx[i];
-			EXPECT_OK(refused_both(&self->r, &bad, EINVAL))
-				TH_LOG("op %s buf2 %u", op_names[op], idx[i]);
-		}
-	}
-}
-
-TEST_F(ring, sqe_range_outside_buffer)
-{
-	struct wsched_sqe bad;
-	unsigned int op;
-
-	for (op = WSCHED_OP_MEMCPY; op <= WSCHED_OP_LAST; op++) {
-		/* first range: one byte too long, or starting at the end */
-		sqe_valid(&bad, op);
-		bad.off = 0;
-		bad.len = B0_LEN + 1;
-		if (op_fields[op] & F_BUF2 && op != WSCHED_OP_SHA256) {
-			bad.buf2 = 0;
-			bad.arg = 0;
-		}
-		EXPECT_OK(refused_both(&self->r, &bad, ERANGE)) TH_LOG("op %s len", op_names[op]);
-		sqe_valid(&bad, op);
-		bad.off = B0_LEN;
-		bad.len = 1;
-		EXPECT_OK(refused_both(&self->r, &bad, ERANGE)) TH_LOG("op %s off", op_names[op]);
-		sqe_valid(&bad, op);
-		bad.buf = 2;		/* the one-byte buffer */
-		bad.off = 0;
-		bad.len = 2;
-		if (op_fields[op] & F_BUF2 && op != WSCHED_OP_SHA256) {
-			bad.buf2 = 0;
-			bad.arg = 0;
-		}
-		EXPECT_OK(refused_both(&self->r, &bad, ERANGE)) TH_LOG("op %s 1-byte buf", op_names[op]);
-		if (!(op_fields[op] & F_BUF2))
-			continue;
-		/* second range */
-		sqe_valid(&bad, op);
-		if (op == WSCHED_OP_SHA256) {
-			bad.arg = B1_LEN - 31;	/* the digest does not fit */
-			EXPECT_OK(refused_both(&self->r, &bad, ERANGE)) TH_LOG("sha256 digest");
-			sqe_valid(&bad, op);
-			bad.buf2 = 2;
-			bad.arg = 0;
-			EXPECT_OK(refused_both(&self->r, &bad, ERANGE)) TH_LOG("sha256 into 1 byte");
-			continue;
-		}
-		bad.arg = B1_LEN - bad.len + 1;
-		EXPECT_OK(refused_both(&self->r, &bad, ERANGE)) TH_LOG("op %s arg", op_names[op]);
-		sqe_valid(&bad, op);
-		bad.len = B1_LEN + 1;
-		bad.buf = 0;
-		bad.arg = 0;
-		EXPECT_OK(refused_both(&self->r, &bad, ERANGE)) TH_LOG("op %s len2", op_names[op]);
-	}
-}
-
-TEST_F(ring, sqe_range_overflow)
-{
-	static const struct { __u64 off, len; } c[] = {
-		{ ~0ULL, 1 }, { ~0ULL - 1, 2 }, { 1, ~0ULL }, { ~0ULL, ~0ULL },
-		{ 1ULL << 63, 1ULL << 63 }, { (1ULL << 63) + 16, (1ULL << 63) - 8 },
-		{ 0x100000000ULL, 16 },
-	};
-	struct wsched_sqe bad;
-	unsigned int op, i;
-
-	for (op = WSCHED_OP_MEMCPY; op <= WSCHED_OP_LAST; op++) {
-		for (i = 0; i < ARRAY_SIZE(c); i++) {
-			sqe_valid(&bad, op);
-			bad.off = c[i].off;
-			bad.len = c[i].len;
-			EXPECT_OK(refused_both(&self->r, &bad, ERANGE))
-				TH_LOG("op %s off %#llx len %#llx", op_names[op],
-				       (unsigned long long)c[i].off,
-				       (unsigned long long)c[i].len);
-			if (!(op_fields[op] & F_BUF2) || op == WSCHED_OP_SHA256)
-				continue;
-			/* second range: arg + len overflows */
-			sqe_valid(&bad, op);
-			bad.len = 16;
-			bad.arg = ~0ULL - 8;
-			EXPECT_OK(refused_both(&self->r, &bad, ERANGE))
-				TH_LOG("op %s arg %#llx", op_names[op],
-				       (unsigned long long)bad.arg);
-		}
-		if (op == WSCHED_OP_SHA256) {
-			sqe_valid(&bad, op);
-			bad.arg = ~0ULL - 8;
-			EXPECT_OK(refused_both(&self->r, &bad, ERANGE)) TH_LOG("sha256 arg overflow");
-		}
-	}
-}
-
-TEST_F(ring, sqe_data_len_zero)
-{
-	struct wsched_sqe bad;
-	unsigned int op;
-
-	for (op = WSCHED_OP_MEMCPY; op <= WSCHED_OP_LAST; op++) {
-		sqe_valid(&bad, op);
-		bad.len = 0;
-		EXPECT_OK(refused_both(&self->r, &bad, EINVAL)) TH_LOG("op %s", op_names[op]);
-	}
-}
-
-TEST_F(ring, sqe_scalar_args)
-{
-	static const __u64 spin[] = { WSCHED_SPIN_MAX + 1ULL, 1ULL << 32, ~0ULL };
-	static const __u64 fail[] = { 0, 4096, 65536, 1ULL << 32 | 5, ~0ULL };
-	static const __u64 mset[] = { 256, 0x1ff, 1ULL << 32, ~0ULL };
-	struct wsched_sqe bad;
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(spin); i++) {
-		sqe_op(&bad, WSCHED_OP_SPIN, spin[i], 0);
-		EXPECT_OK(refused_both(&self->r, &bad, EINVAL)) TH_LOG("spin %#llx",
-				(unsigned long long)spin[i]);
-	}
-	for (i = 0; i < ARRAY_SIZE(fail); i++) {
-		sqe_op(&bad, WSCHED_OP_FAIL, fail[i], 0);
-		EXPECT_OK(refused_both(&self->r, &bad, EINVAL)) TH_LOG("fail %#llx",
-				(unsigned long long)fail[i]);
-	}
-	for (i = 0; i < ARRAY_SIZE(mset); i++) {
-		sqe_valid(&bad, WSCHED_OP_MEMSET);
-		bad.arg = mset[i];
-		EXPECT_OK(refused_both(&self->r, &bad, EINVAL)) TH_LOG("memset %#llx",
-				(unsigned long long)mset[i]);
-	}
 }
 
 /* ---------------------------------------------------------------------
