@@ -3,9 +3,11 @@
  * ring_test: the /dev/wsched rings, registered buffers and named ops
  * (uapi/linux/wsched.h, semantics in the ring spec), through the raw uapi.
  *
- * Every validation path has its own test: the expected errno, nothing run
- * (the context's nodes_run counter does not move, no completion appears,
- * and a marker graph submitted afterwards is the only thing that runs).
+ * Every validation path is tested: the expected errno, nothing run (the
+ * context's nodes_run counter does not move, no completion appears, and a
+ * marker graph submitted afterwards is the only thing that runs).  The
+ * refusals that differ only in the field broken are FIXTURE_VARIANT tables
+ * (setup_bad, enter_bad, sqe, reg_bad: fixture.variant.refused).
  * Then correctness: random DAGs of 1..10000 nodes, graphs spanning several
  * ENTER calls, many graphs in flight, NO_CQE, failure propagation, CQ
  * overflow, poll/epoll, GETEVENTS timeouts and signals, close and kill with
@@ -786,39 +788,96 @@ static const char *setup_works(int fd)
 	return NULL;
 }
 
-TEST(setup_bad_size)
-{
-	static const __u32 sizes[] = { 0, 4, sizeof(struct wsched_setup) - 8,
-				       sizeof(struct wsched_setup) + 8, ~0U };
-	struct wsched_setup s;
-	unsigned int i;
-	int fd = dev_open();
+/*
+ * Refused SETUPs, one table: each case sets fields of a valid SETUP (SQ 8,
+ * CQ 0); setup_refused() checks the errno and that the file stayed
+ * without rings (ENTER and mmap refuse); then a valid SETUP works.
+ */
+enum setup_field { S_SIZE = 1, S_FLAGS, S_SQ, S_CQ };
 
-	ASSERT_LE(0, fd);
-	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		setup_init(&s, 8, 0, 0);
-		s.size = sizes[i];
-		EXPECT_OK(setup_refused(fd, &s, EINVAL));
+struct setup_set {
+	enum setup_field f;
+	__u64 v;
+};
+
+FIXTURE(setup_bad) {
+	int fd;
+};
+
+FIXTURE_VARIANT(setup_bad) {
+	struct setup_set c[5][2];	/* cases; .f 0 ends a case and the list */
+	bool each_bit;			/* c[0][0].f = each bit outside its .v */
+};
+
+#define SETUP_BAD(name, ...)						\
+	FIXTURE_VARIANT_ADD(setup_bad, name) {				\
+		.c = { __VA_ARGS__ },					\
 	}
-	EXPECT_OK(setup_works(fd));
-	close(fd);
+
+SETUP_BAD(size, { { S_SIZE, 0 } }, { { S_SIZE, 4 } },
+	  { { S_SIZE, sizeof(struct wsched_setup) - 8 } },
+	  { { S_SIZE, sizeof(struct wsched_setup) + 8 } }, { { S_SIZE, ~0U } });
+FIXTURE_VARIANT_ADD(setup_bad, unknown_flags) {
+	.c = { { { S_FLAGS, WSCHED_SETUP_FLAGS } } }, .each_bit = true,
+};
+SETUP_BAD(sq_zero, { { S_SQ, 0 } }, { { S_SQ, 0 }, { S_CQ, 16 } },
+	  { { S_SQ, 0 }, { S_FLAGS, WSCHED_SETUP_CLAMP } });
+SETUP_BAD(cq_smaller_than_sq, { { S_CQ, 4 } }, { { S_CQ, 7 } },
+	  { { S_CQ, 1 }, { S_FLAGS, WSCHED_SETUP_CLAMP } });
+
+FIXTURE_SETUP(setup_bad)
+{
+	self->fd = dev_open();
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", DEV_PATH, strerror(errno));
 }
 
-TEST(setup_unknown_flags)
+FIXTURE_TEARDOWN(setup_bad)
 {
-	struct wsched_setup s;
-	unsigned int bit;
-	int fd = dev_open();
+	close(self->fd);
+}
 
-	ASSERT_LE(0, fd);
-	for (bit = 0; bit < 32; bit++) {
-		if ((1U << bit) & WSCHED_SETUP_FLAGS)
-			continue;
-		setup_init(&s, 8, 0, 1U << bit);
-		EXPECT_OK(setup_refused(fd, &s, EINVAL));
+static void setup_set(struct wsched_setup *s, const struct setup_set *c, __u64 v)
+{
+	switch (c->f) {
+	case S_SIZE:
+		s->size = v;
+		break;
+	case S_FLAGS:
+		s->flags = v;
+		break;
+	case S_SQ:
+		s->sq_entries = v;
+		break;
+	case S_CQ:
+		s->cq_entries = v;
+		break;
 	}
-	EXPECT_OK(setup_works(fd));
-	close(fd);
+}
+
+TEST_F(setup_bad, refused)
+{
+	const struct setup_set *c;
+	struct wsched_setup s;
+	unsigned int i, j, bit;
+
+	for (bit = 0; variant->each_bit && bit < 32; bit++) {
+		c = &variant->c[0][0];
+		if ((1ULL << bit) & c->v)
+			continue;
+		setup_init(&s, 8, 0, 0);
+		setup_set(&s, c, 1ULL << bit);
+		EXPECT_OK(setup_refused(self->fd, &s, EINVAL)) TH_LOG("bit %u", bit);
+	}
+	for (i = 0; !variant->each_bit && i < ARRAY_SIZE(variant->c); i++) {
+		c = variant->c[i];
+		if (!c[0].f)
+			break;
+		setup_init(&s, 8, 0, 0);
+		for (j = 0; j < ARRAY_SIZE(variant->c[i]) && c[j].f; j++)
+			setup_set(&s, &c[j], c[j].v);
+		EXPECT_OK(setup_refused(self->fd, &s, EINVAL)) TH_LOG("case %u", i);
+	}
+	EXPECT_OK(setup_works(self->fd));
 }
 
 /* Every output and reserved field (features onwards) must be zero. */
@@ -837,22 +896,6 @@ TEST(setup_output_fields_nonzero)
 		*(__u32 *)((char *)&s + off) = 0x80000000U;
 		EXPECT_OK(setup_refused(fd, &s, EINVAL)) TH_LOG("byte offset %zu", off);
 	}
-	EXPECT_OK(setup_works(fd));
-	close(fd);
-}
-
-TEST(setup_sq_zero)
-{
-	struct wsched_setup s;
-	int fd = dev_open();
-
-	ASSERT_LE(0, fd);
-	setup_init(&s, 0, 0, 0);
-	EXPECT_OK(setup_refused(fd, &s, EINVAL));
-	setup_init(&s, 0, 16, 0);
-	EXPECT_OK(setup_refused(fd, &s, EINVAL));
-	setup_init(&s, 0, 0, WSCHED_SETUP_CLAMP);
-	EXPECT_OK(setup_refused(fd, &s, EINVAL));
 	EXPECT_OK(setup_works(fd));
 	close(fd);
 }
@@ -911,22 +954,6 @@ TEST(setup_cq_too_big)
 	EXPECT_EQ(roundup_pow2(p.max_cq_entries), r.s.cq_entries);
 	EXPECT_EQ(r.s.cq_entries, r.cq_entries);
 	ring_unmap(&r);
-	close(fd);
-}
-
-TEST(setup_cq_smaller_than_sq)
-{
-	struct wsched_setup s;
-	int fd = dev_open();
-
-	ASSERT_LE(0, fd);
-	setup_init(&s, 8, 4, 0);
-	EXPECT_OK(setup_refused(fd, &s, EINVAL));
-	setup_init(&s, 8, 7, 0);
-	EXPECT_OK(setup_refused(fd, &s, EINVAL));
-	setup_init(&s, 8, 1, WSCHED_SETUP_CLAMP);
-	EXPECT_OK(setup_refused(fd, &s, EINVAL));
-	EXPECT_OK(setup_works(fd));
 	close(fd);
 }
 
@@ -1158,51 +1185,88 @@ static const char *pending_then_marker(struct ring *r)
 	return marker(r, run0 + 2);
 }
 
-TEST_F(ctx, enter_bad_size)
-{
-	static const __u32 sizes[] = { 0, 8, sizeof(struct wsched_enter) - 8,
-				       sizeof(struct wsched_enter) + 8, ~0U };
-	struct wsched_enter e;
-	unsigned int i;
+/*
+ * Refused ENTER arguments, one table: each case sets a field of a valid
+ * ENTER (to_submit 1, a one-NOP graph pending); enter_refused() checks
+ * the errno, that the SQ head did not move and that nothing ran or
+ * completed; then the pending graph and a marker run.
+ */
+enum enter_field { E_SIZE = 1, E_FLAGS, E_RESV0, E_RESV1 };
 
-	push_pending_nop(&self->r);
-	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		enter_init(&e, 1);
-		e.size = sizes[i];
-		EXPECT_OK(enter_refused(&self->r, &e, EINVAL)) TH_LOG("size %u", sizes[i]);
-	}
-	EXPECT_OK(pending_then_marker(&self->r));
+struct enter_set {
+	enum enter_field f;
+	__u64 v;
+};
+
+FIXTURE(enter_bad) {
+	struct ring r;
+};
+
+FIXTURE_VARIANT(enter_bad) {
+	struct enter_set c[6];		/* cases; .f 0 ends the list */
+	bool each_bit;			/* c[0].f = each bit outside c[0].v */
+};
+
+FIXTURE_SETUP(enter_bad)
+{
+	int ret = ring_open(&self->r, 64, 0, 0);
+
+	ASSERT_EQ(0, ret) TH_LOG("open+setup %s: %s", DEV_PATH, strerror(-ret));
 }
 
-TEST_F(ctx, enter_unknown_flags)
+FIXTURE_TEARDOWN(enter_bad)
 {
+	ring_close(&self->r);
+}
+
+FIXTURE_VARIANT_ADD(enter_bad, bad_size) {
+	.c = { { E_SIZE, 0 }, { E_SIZE, 8 },
+	       { E_SIZE, sizeof(struct wsched_enter) - 8 },
+	       { E_SIZE, sizeof(struct wsched_enter) + 8 }, { E_SIZE, ~0U } },
+};
+FIXTURE_VARIANT_ADD(enter_bad, unknown_flags) {
+	.c = { { E_FLAGS, WSCHED_ENTER_FLAGS } }, .each_bit = true,
+};
+FIXTURE_VARIANT_ADD(enter_bad, resv_nonzero) {
+	.c = { { E_RESV0, 1 }, { E_RESV0, 1ULL << 63 },
+	       { E_RESV1, 1 }, { E_RESV1, 1ULL << 63 } },
+};
+
+static void enter_set(struct wsched_enter *e, const struct enter_set *c, __u64 v)
+{
+	enter_init(e, 1);
+	switch (c->f) {
+	case E_SIZE:
+		e->size = v;
+		break;
+	case E_FLAGS:
+		e->flags = v;
+		break;
+	case E_RESV0:
+	case E_RESV1:
+		e->resv[c->f - E_RESV0] = v;
+		break;
+	}
+}
+
+TEST_F(enter_bad, refused)
+{
+	const struct enter_set *c = variant->c;
 	struct wsched_enter e;
-	unsigned int bit;
+	unsigned int i, bit;
 
 	push_pending_nop(&self->r);
-	for (bit = 0; bit < 32; bit++) {
-		if ((1U << bit) & WSCHED_ENTER_FLAGS)
+	for (bit = 0; variant->each_bit && bit < 32; bit++) {
+		if ((1ULL << bit) & c[0].v)
 			continue;
-		enter_init(&e, 1);
-		e.flags = 1U << bit;
+		enter_set(&e, &c[0], 1ULL << bit);
 		EXPECT_OK(enter_refused(&self->r, &e, EINVAL)) TH_LOG("bit %u", bit);
 	}
-	EXPECT_OK(pending_then_marker(&self->r));
-}
-
-TEST_F(ctx, enter_resv_nonzero)
-{
-	struct wsched_enter e;
-	unsigned int i;
-
-	push_pending_nop(&self->r);
-	for (i = 0; i < 2; i++) {
-		enter_init(&e, 1);
-		e.resv[i] = 1;
-		EXPECT_OK(enter_refused(&self->r, &e, EINVAL)) TH_LOG("resv[%u]", i);
-		enter_init(&e, 1);
-		e.resv[i] = 1ULL << 63;
-		EXPECT_OK(enter_refused(&self->r, &e, EINVAL)) TH_LOG("resv[%u]", i);
+	for (i = 0; !variant->each_bit && i < ARRAY_SIZE(variant->c) && c[i].f; i++) {
+		enter_set(&e, &c[i], c[i].v);
+		EXPECT_OK(enter_refused(&self->r, &e, EINVAL))
+			TH_LOG("case %u: field %u value %#llx", i, c[i].f,
+			       (unsigned long long)c[i].v);
 	}
 	EXPECT_OK(pending_then_marker(&self->r));
 }
@@ -2007,9 +2071,19 @@ FIXTURE(reg) {
 	struct wsched_buf b[WSCHED_MAX_BUFS + 1];
 };
 
-FIXTURE_SETUP(reg)
+/* Buffer i: 64 bytes at mem + i % 4096. */
+static void reg_bufs_init(FIXTURE_DATA(reg) *self)
 {
 	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(self->b); i++) {
+		self->b[i].addr = (uintptr_t)self->mem + i % 4096;
+		self->b[i].len = 64;
+	}
+}
+
+static void reg_fixture(struct __test_metadata *_metadata, FIXTURE_DATA(reg) *self)
+{
 	int ret = ring_open(&self->r, 16, 0, 0);
 
 	ASSERT_EQ(0, ret) TH_LOG("open+setup %s: %s", DEV_PATH, strerror(-ret));
@@ -2018,10 +2092,12 @@ FIXTURE_SETUP(reg)
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->mem);
 	memset(self->mem, 1, self->len);
-	for (i = 0; i < ARRAY_SIZE(self->b); i++) {
-		self->b[i].addr = (uintptr_t)self->mem + i % 4096;
-		self->b[i].len = 64;
-	}
+	reg_bufs_init(self);
+}
+
+FIXTURE_SETUP(reg)
+{
+	reg_fixture(_metadata, self);
 }
 
 FIXTURE_TEARDOWN(reg)
@@ -2030,84 +2106,140 @@ FIXTURE_TEARDOWN(reg)
 	munmap(self->mem, self->len);
 }
 
-TEST_F(reg, bad_struct)
+TEST_F(reg, struct_fault)
 {
 	struct wsched_buf_reg reg;
-	unsigned int i;
 
-	reg_init(&reg, self->b, 1);
-	reg.size = sizeof(reg) - 8;
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("size");
-	reg.size = sizeof(reg) + 8;
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("size");
-	reg.size = 0;
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("size");
-	for (i = 0; i < 32; i++) {
-		reg_init(&reg, self->b, 1);
-		reg.flags = 1U << i;
-		EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("flag bit %u", i);
-	}
-	reg_init(&reg, self->b, 1);
-	reg.resv0 = 1;
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("resv0");
-	for (i = 0; i < 2; i++) {
-		reg_init(&reg, self->b, 1);
-		reg.resv[i] = 1;
-		EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("resv[%u]", i);
-	}
 	EXPECT_EQ(-EFAULT, xioctl(self->r.fd, WSCHED_IOC_REGISTER_BUFFERS, (void *)8));
 	/* Then a valid one works. */
 	reg_init(&reg, self->b, 1);
 	EXPECT_EQ(0, xioctl(self->r.fd, WSCHED_IOC_REGISTER_BUFFERS, &reg));
 }
 
-TEST_F(reg, bad_nr)
+/* WSCHED_MAX_BUFS buffers are fine. */
+TEST_F(reg, max_nr)
 {
 	struct wsched_buf_reg reg;
 
-	reg_init(&reg, self->b, 0);
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("nr 0");
-	reg_init(&reg, self->b, WSCHED_MAX_BUFS + 1);
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("nr max + 1");
-	reg_init(&reg, self->b, ~0U);
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("nr ~0");
-	/* WSCHED_MAX_BUFS is fine. */
 	reg_init(&reg, self->b, WSCHED_MAX_BUFS);
 	EXPECT_EQ(0, xioctl(self->r.fd, WSCHED_IOC_REGISTER_BUFFERS, &reg));
 	EXPECT_EQ(0, unreg_bufs(self->r.fd));
 }
 
-TEST_F(reg, bad_len)
+/*
+ * Refused registrations, one table: each case sets fields of a valid
+ * REGISTER_BUFFERS (.nr buffers of 64 bytes); reg_refused() checks the
+ * errno, that VmLck did not move and that nothing is registered.
+ */
+enum reg_field { R_SIZE = 1, R_FLAGS, R_RESV0, R_RESV, R_NR, R_LEN, R_ADDR };
+
+struct reg_set {
+	enum reg_field f;
+	unsigned int i;		/* R_RESV: which; R_LEN, R_ADDR: which buffer */
+	__u64 v;
+};
+
+FIXTURE(reg_bad) {
+	FIXTURE_DATA(reg) d;
+};
+
+FIXTURE_VARIANT(reg_bad) {
+	__u32 nr;			/* buffers in a valid registration */
+	struct reg_set c[4][2];		/* cases; .f 0 ends a case and the list */
+	bool each_bit;			/* c[0][0].f = each bit outside its .v */
+	int err;
+};
+
+#define REG_BAD(name, n, e, ...)					\
+	FIXTURE_VARIANT_ADD(reg_bad, name) {				\
+		.nr = (n), .err = (e), .c = { __VA_ARGS__ },		\
+	}
+
+REG_BAD(size, 1, EINVAL, { { R_SIZE, 0, sizeof(struct wsched_buf_reg) - 8 } },
+	{ { R_SIZE, 0, sizeof(struct wsched_buf_reg) + 8 } }, { { R_SIZE, 0, 0 } });
+FIXTURE_VARIANT_ADD(reg_bad, flags) {
+	.nr = 1, .err = EINVAL, .c = { { { R_FLAGS, 0, 0 } } }, .each_bit = true,
+};
+REG_BAD(resv_nonzero, 1, EINVAL, { { R_RESV0, 0, 1 } }, { { R_RESV, 0, 1 } },
+	{ { R_RESV, 1, 1 } });
+REG_BAD(nr, 1, EINVAL, { { R_NR, 0, 0 } }, { { R_NR, 0, WSCHED_MAX_BUFS + 1 } },
+	{ { R_NR, 0, ~0U } });
+/* the bad buffer first, in the middle, last */
+REG_BAD(len_zero, 5, EINVAL, { { R_LEN, 0, 0 } }, { { R_LEN, 2, 0 } },
+	{ { R_LEN, 4, 0 } });
+REG_BAD(len_too_big, 5, EINVAL, { { R_LEN, 0, WSCHED_BUF_MAX_LEN + 1 } },
+	{ { R_LEN, 2, WSCHED_BUF_MAX_LEN + 1 } },
+	{ { R_LEN, 4, WSCHED_BUF_MAX_LEN + 1 } });
+REG_BAD(len_all_ones, 5, EINVAL, { { R_LEN, 0, ~0ULL } }, { { R_LEN, 2, ~0ULL } },
+	{ { R_LEN, 4, ~0ULL } });
+REG_BAD(addr_overflow, 2, EINVAL,
+	{ { R_ADDR, 1, ~0ULL - 100 }, { R_LEN, 1, 4096 } },
+	{ { R_ADDR, 1, ~0ULL }, { R_LEN, 1, 2 } });
+
+FIXTURE_SETUP(reg_bad)
 {
-	struct wsched_buf_reg reg;
-	unsigned int i;
+	reg_fixture(_metadata, &self->d);
+}
 
-	for (i = 0; i < 3; i++) {
-		/* the bad buffer first, in the middle, last */
-		unsigned int at = i == 0 ? 0 : i == 1 ? 2 : 4;
+FIXTURE_TEARDOWN(reg_bad)
+{
+	ring_close(&self->d.r);
+	munmap(self->d.mem, self->d.len);
+}
 
-		self->b[at].len = 0;
-		reg_init(&reg, self->b, 5);
-		EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("len 0 at %u", at);
-		self->b[at].len = WSCHED_BUF_MAX_LEN + 1;
-		EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("len max+1 at %u", at);
-		self->b[at].len = ~0ULL;
-		EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("len ~0 at %u", at);
-		self->b[at].len = 64;
+static void reg_set(FIXTURE_DATA(reg) *d, struct wsched_buf_reg *reg,
+		    const struct reg_set *c, __u64 v)
+{
+	switch (c->f) {
+	case R_SIZE:
+		reg->size = v;
+		break;
+	case R_FLAGS:
+		reg->flags = v;
+		break;
+	case R_RESV0:
+		reg->resv0 = v;
+		break;
+	case R_RESV:
+		reg->resv[c->i] = v;
+		break;
+	case R_NR:
+		reg->nr = v;
+		break;
+	case R_LEN:
+		d->b[c->i].len = v;
+		break;
+	case R_ADDR:
+		d->b[c->i].addr = v;
+		break;
 	}
 }
 
-TEST_F(reg, addr_overflow)
+TEST_F(reg_bad, refused)
 {
+	const struct reg_set *c;
 	struct wsched_buf_reg reg;
+	unsigned int i, j, bit;
 
-	self->b[1].addr = ~0ULL - 100;
-	self->b[1].len = 4096;
-	reg_init(&reg, self->b, 2);
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL));
-	self->b[1].addr = ~0ULL;
-	self->b[1].len = 2;
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL));
+	for (bit = 0; variant->each_bit && bit < 32; bit++) {
+		c = &variant->c[0][0];
+		if ((1ULL << bit) & c->v)
+			continue;
+		reg_bufs_init(&self->d);
+		reg_init(&reg, self->d.b, variant->nr);
+		reg_set(&self->d, &reg, c, 1ULL << bit);
+		EXPECT_OK(reg_refused(self->d.r.fd, &reg, variant->err)) TH_LOG("bit %u", bit);
+	}
+	for (i = 0; !variant->each_bit && i < ARRAY_SIZE(variant->c); i++) {
+		c = variant->c[i];
+		if (!c[0].f)
+			break;
+		reg_bufs_init(&self->d);
+		reg_init(&reg, self->d.b, variant->nr);
+		for (j = 0; j < ARRAY_SIZE(variant->c[i]) && c[j].f; j++)
+			reg_set(&self->d, &reg, &c[j], c[j].v);
+		EXPECT_OK(reg_refused(self->d.r.fd, &reg, variant->err)) TH_LOG("case %u", i);
+	}
 }
 
 TEST_F(reg, bad_addr)
