@@ -1592,6 +1592,7 @@ FIXTURE_VARIANT_ADD(sqe, unknown_flags) {
 		.ops = OPS_ALL, .unused = (field), .place = PLACE_BOTH,	\
 		.err = EINVAL, .c = { { { field, 1 } } },		\
 	}
+
 SQE_UNUSED(unused_buf_nonzero, F_BUF);
 SQE_UNUSED(unused_buf2_nonzero, F_BUF2);
 SQE_UNUSED(unused_off_nonzero, F_OFF);
@@ -1600,34 +1601,34 @@ SQE_UNUSED(unused_arg_nonzero, F_ARG);
 
 /* preds all 0: valid numbers, only the count is wrong */
 SQE(too_many_preds, BIT_OP(WSCHED_OP_NOP), PLACE_MID, E2BIG,
-    { { F_PREDS_ZERO }, { F_NR_PREDS, WSCHED_MAX_PREDS + 1 } },
-    { { F_PREDS_ZERO }, { F_NR_PREDS, 1000 } },
-    { { F_PREDS_ZERO }, { F_NR_PREDS, ~0U } });
+	{ { F_PREDS_ZERO }, { F_NR_PREDS, WSCHED_MAX_PREDS + 1 } },
+	{ { F_PREDS_ZERO }, { F_NR_PREDS, 1000 } },
+	{ { F_PREDS_ZERO }, { F_NR_PREDS, ~0U } });
 SQE(preds_inconsistent, BIT_OP(WSCHED_OP_NOP), PLACE_AT2, EINVAL,
-    /* nr_preds 1 with a preds_ptr (pred itself valid) */
-    { { F_NR_PREDS, 1 }, { F_PRED, 1 }, { F_PREDS_01 } },
-    { { F_NR_PREDS, 1 }, { F_PRED, 0 }, { F_PREDS_01 } },
-    /* nr_preds > 1 with a pred */
-    { { F_NR_PREDS, 2 }, { F_PRED, 1 }, { F_PREDS_01 } },
-    /* nr_preds 0 with a pred or a preds_ptr */
-    { { F_PRED, 1 } },
-    { { F_PREDS_01 } });
+	/* nr_preds 1 with a preds_ptr (pred itself valid) */
+	{ { F_NR_PREDS, 1 }, { F_PRED, 1 }, { F_PREDS_01 } },
+	{ { F_NR_PREDS, 1 }, { F_PRED, 0 }, { F_PREDS_01 } },
+	/* nr_preds > 1 with a pred */
+	{ { F_NR_PREDS, 2 }, { F_PRED, 1 }, { F_PREDS_01 } },
+	/* nr_preds 0 with a pred or a preds_ptr */
+	{ { F_PRED, 1 } },
+	{ { F_PREDS_01 } });
 /* nr_preds > 1 without a preds_ptr */
 SQE(preds_ptr_missing, BIT_OP(WSCHED_OP_NOP), PLACE_AT2, EFAULT,
-    { { F_NR_PREDS, 2 } });
+	{ { F_NR_PREDS, 2 } });
 /* node 2: pred 2 (itself), or later ones */
 SQE(pred_self_or_forward, BIT_OP(WSCHED_OP_NOP), PLACE_AT2, EINVAL,
-    { { F_NR_PREDS, 1 }, { F_PRED, 2 } },
-    { { F_NR_PREDS, 1 }, { F_PRED, 3 } },
-    { { F_NR_PREDS, 1 }, { F_PRED, 1000 } },
-    { { F_NR_PREDS, 1 }, { F_PRED, 0x7fffffff } },
-    { { F_NR_PREDS, 1 }, { F_PRED, ~0U } });
+	{ { F_NR_PREDS, 1 }, { F_PRED, 2 } },
+	{ { F_NR_PREDS, 1 }, { F_PRED, 3 } },
+	{ { F_NR_PREDS, 1 }, { F_PRED, 1000 } },
+	{ { F_NR_PREDS, 1 }, { F_PRED, 0x7fffffff } },
+	{ { F_NR_PREDS, 1 }, { F_PRED, ~0U } });
 SQE(preds_forward, BIT_OP(WSCHED_OP_NOP), PLACE_AT2, EINVAL,
-    { { F_PREDS_0_V, 2 } }, { { F_PREDS_0_V, 3 } }, { { F_PREDS_0_V, 1000 } },
-    { { F_PREDS_0_V, 0x7fffffff } }, { { F_PREDS_0_V, ~0U } });
+	{ { F_PREDS_0_V, 2 } }, { { F_PREDS_0_V, 3 } }, { { F_PREDS_0_V, 1000 } },
+	{ { F_PREDS_0_V, 0x7fffffff } }, { { F_PREDS_0_V, ~0U } });
 /* node 0 waiting for itself */
 SQE(first_node_pred_self, BIT_OP(WSCHED_OP_NOP), PLACE_ALONE, EINVAL,
-    { { F_NR_PREDS, 1 }, { F_PRED, 0 } });
+	{ { F_NR_PREDS, 1 }, { F_PRED, 0 } });
 
 FIXTURE_VARIANT_ADD(sqe, data_op_without_buffers) {
 	.ops = OPS_DATA, .bufs = BUFS_NEVER, .place = PLACE_BOTH,
@@ -1639,57 +1640,57 @@ FIXTURE_VARIANT_ADD(sqe, data_op_after_unregister) {
 };
 
 SQE(bad_buffer_index, OPS_DATA, PLACE_BOTH, EINVAL,
-    { { F_BUF, 3 } }, { { F_BUF, 4 } }, { { F_BUF, WSCHED_MAX_BUFS - 1 } },
-    { { F_BUF, WSCHED_MAX_BUFS } }, { { F_BUF, 0x10000 } }, { { F_BUF, ~0U } });
+	{ { F_BUF, 3 } }, { { F_BUF, 4 } }, { { F_BUF, WSCHED_MAX_BUFS - 1 } },
+	{ { F_BUF, WSCHED_MAX_BUFS } }, { { F_BUF, 0x10000 } }, { { F_BUF, ~0U } });
 SQE(bad_buffer2_index, OPS_COPY | BIT_OP(WSCHED_OP_SHA256), PLACE_BOTH, EINVAL,
-    { { F_BUF2, 3 } }, { { F_BUF2, 4 } }, { { F_BUF2, WSCHED_MAX_BUFS - 1 } },
-    { { F_BUF2, WSCHED_MAX_BUFS } }, { { F_BUF2, 0x10000 } }, { { F_BUF2, ~0U } });
+	{ { F_BUF2, 3 } }, { { F_BUF2, 4 } }, { { F_BUF2, WSCHED_MAX_BUFS - 1 } },
+	{ { F_BUF2, WSCHED_MAX_BUFS } }, { { F_BUF2, 0x10000 } }, { { F_BUF2, ~0U } });
 
 /* first range: one byte too long, or starting at the end */
 SQE(range_too_long, OPS_ONE_RANGE, PLACE_BOTH, ERANGE,
-    { { F_OFF, 0 }, { F_LEN, B0_LEN + 1 } });
+	{ { F_OFF, 0 }, { F_LEN, B0_LEN + 1 } });
 SQE(range_too_long_copy, OPS_COPY, PLACE_BOTH, ERANGE,
-    { { F_OFF, 0 }, { F_LEN, B0_LEN + 1 }, { F_BUF2, 0 }, { F_ARG, 0 } });
+	{ { F_OFF, 0 }, { F_LEN, B0_LEN + 1 }, { F_BUF2, 0 }, { F_ARG, 0 } });
 SQE(range_at_end, OPS_DATA, PLACE_BOTH, ERANGE,
-    { { F_OFF, B0_LEN }, { F_LEN, 1 } });
+	{ { F_OFF, B0_LEN }, { F_LEN, 1 } });
 /* two bytes of the one-byte buffer */
 SQE(range_one_byte_buffer, OPS_ONE_RANGE, PLACE_BOTH, ERANGE,
-    { { F_BUF, 2 }, { F_OFF, 0 }, { F_LEN, 2 } });
+	{ { F_BUF, 2 }, { F_OFF, 0 }, { F_LEN, 2 } });
 SQE(range_one_byte_buffer_copy, OPS_COPY, PLACE_BOTH, ERANGE,
-    { { F_BUF, 2 }, { F_OFF, 0 }, { F_LEN, 2 }, { F_BUF2, 0 }, { F_ARG, 0 } });
+	{ { F_BUF, 2 }, { F_OFF, 0 }, { F_LEN, 2 }, { F_BUF2, 0 }, { F_ARG, 0 } });
 /* second range (sqe_valid(): len 100 in buffer 1 of B1_LEN) */
 SQE(range2_too_far, OPS_COPY, PLACE_BOTH, ERANGE,
-    { { F_ARG, B1_LEN - 100 + 1 } });
+	{ { F_ARG, B1_LEN - 100 + 1 } });
 SQE(range2_too_long, OPS_COPY, PLACE_BOTH, ERANGE,
-    { { F_LEN, B1_LEN + 1 }, { F_BUF, 0 }, { F_ARG, 0 } });
+	{ { F_LEN, B1_LEN + 1 }, { F_BUF, 0 }, { F_ARG, 0 } });
 SQE(sha256_digest_outside, BIT_OP(WSCHED_OP_SHA256), PLACE_BOTH, ERANGE,
-    { { F_ARG, B1_LEN - 31 } },			/* the digest does not fit */
-    { { F_BUF2, 2 }, { F_ARG, 0 } });		/* into 1 byte */
+	{ { F_ARG, B1_LEN - 31 } },			/* the digest does not fit */
+	{ { F_BUF2, 2 }, { F_ARG, 0 } });		/* into 1 byte */
 
 SQE(range_overflow, OPS_DATA, PLACE_BOTH, ERANGE,
-    { { F_OFF, ~0ULL }, { F_LEN, 1 } },
-    { { F_OFF, ~0ULL - 1 }, { F_LEN, 2 } },
-    { { F_OFF, 1 }, { F_LEN, ~0ULL } },
-    { { F_OFF, ~0ULL }, { F_LEN, ~0ULL } },
-    { { F_OFF, 1ULL << 63 }, { F_LEN, 1ULL << 63 } },
-    { { F_OFF, (1ULL << 63) + 16 }, { F_LEN, (1ULL << 63) - 8 } },
-    { { F_OFF, 0x100000000ULL }, { F_LEN, 16 } });
+	{ { F_OFF, ~0ULL }, { F_LEN, 1 } },
+	{ { F_OFF, ~0ULL - 1 }, { F_LEN, 2 } },
+	{ { F_OFF, 1 }, { F_LEN, ~0ULL } },
+	{ { F_OFF, ~0ULL }, { F_LEN, ~0ULL } },
+	{ { F_OFF, 1ULL << 63 }, { F_LEN, 1ULL << 63 } },
+	{ { F_OFF, (1ULL << 63) + 16 }, { F_LEN, (1ULL << 63) - 8 } },
+	{ { F_OFF, 0x100000000ULL }, { F_LEN, 16 } });
 /* second range: arg + len overflows */
 SQE(range2_overflow, OPS_COPY, PLACE_BOTH, ERANGE,
-    { { F_LEN, 16 }, { F_ARG, ~0ULL - 8 } });
+	{ { F_LEN, 16 }, { F_ARG, ~0ULL - 8 } });
 SQE(sha256_digest_overflow, BIT_OP(WSCHED_OP_SHA256), PLACE_BOTH, ERANGE,
-    { { F_ARG, ~0ULL - 8 } });
+	{ { F_ARG, ~0ULL - 8 } });
 SQE(data_len_zero, OPS_DATA, PLACE_BOTH, EINVAL, { { F_LEN, 0 } });
 
 SQE(spin_arg, BIT_OP(WSCHED_OP_SPIN), PLACE_BOTH, EINVAL,
-    { { F_ARG, WSCHED_SPIN_MAX + 1ULL } }, { { F_ARG, 1ULL << 32 } },
-    { { F_ARG, ~0ULL } });
+	{ { F_ARG, WSCHED_SPIN_MAX + 1ULL } }, { { F_ARG, 1ULL << 32 } },
+	{ { F_ARG, ~0ULL } });
 SQE(fail_arg, BIT_OP(WSCHED_OP_FAIL), PLACE_BOTH, EINVAL,
-    { { F_ARG, 0 } }, { { F_ARG, 4096 } }, { { F_ARG, 65536 } },
-    { { F_ARG, 1ULL << 32 | 5 } }, { { F_ARG, ~0ULL } });
+	{ { F_ARG, 0 } }, { { F_ARG, 4096 } }, { { F_ARG, 65536 } },
+	{ { F_ARG, 1ULL << 32 | 5 } }, { { F_ARG, ~0ULL } });
 SQE(memset_arg, BIT_OP(WSCHED_OP_MEMSET), PLACE_BOTH, EINVAL,
-    { { F_ARG, 256 } }, { { F_ARG, 0x1ff } }, { { F_ARG, 1ULL << 32 } },
-    { { F_ARG, ~0ULL } });
+	{ { F_ARG, 256 } }, { { F_ARG, 0x1ff } }, { { F_ARG, 1ULL << 32 } },
+	{ { F_ARG, ~0ULL } });
 
 FIXTURE_SETUP(sqe)
 {
