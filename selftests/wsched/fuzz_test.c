@@ -43,13 +43,12 @@
 #include <linux/wsched.h>
 
 #include "kselftest_harness.h"
+#include "wsched_ring.h"
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
-#define DEV_PATH	"/dev/wsched"
 #define PAGE		4096UL
-#define MS_NS		1000000ULL
 #define POOL_LEN	(2UL << 20)
 
 /* ---------------------------------------------------------------------
@@ -58,19 +57,10 @@
 static __u64 base_seed;
 static double total_secs = 40;
 static unsigned long max_iters = 10000000;
-static __thread __u64 rs;
 
 static void seed_thread(__u64 salt)
 {
-	rs = (base_seed ^ (salt * 0x9E3779B97F4A7C15ULL)) | 1;
-}
-
-static __u32 rnd(void)
-{
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs >> 32;
+	rnd_seed(base_seed ^ salt);
 }
 
 static __u64 rnd64(void)
@@ -105,14 +95,6 @@ static __u64 rnd_val(void)
 	default:
 		return rnd64();
 	}
-}
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 /* Deadline for a test that gets @share of the run. */
@@ -304,14 +286,6 @@ static __u64 tame(__u64 p, __u64 len)
 	return lo;
 }
 
-static void fill_random(void *p, size_t len)
-{
-	unsigned char *c = p;
-
-	while (len--)
-		*c++ = rnd();
-}
-
 /* Flip, zero or randomize a few fields (u32/u64 words) of @p. */
 static void mutate(void *p, size_t len)
 {
@@ -335,103 +309,56 @@ static void mutate(void *p, size_t len)
 }
 
 /* ---------------------------------------------------------------------
- * Rings.
+ * Rings: the shared helper's, and what the fuzzer knows of their buffers.
  */
-struct ring {
-	int fd;
-	struct wsched_setup s;
-	void *sqm, *cqm;
-	__u32 *sq_head, *sq_tail, sq_mask, sq_entries;
-	struct wsched_sqe *sqes;
-	__u32 *cq_head, *cq_tail, cq_mask, cq_entries;
-	struct wsched_cqe *cqes;
-	__u32 tail;
+struct fz_ring {
+	struct ring r;
 	__u32 nbufs;
 	__u64 buflen[8];
 	__u32 in_graph;		/* entries pushed since the last end entry */
 };
 
-static __u32 load_acq(const __u32 *p)
-{
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-static void store_rel(__u32 *p, __u32 v)
-{
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
-}
-
 /* Open, set up and map; fd -1 on failure (counted as a violation). */
-static void ring_open(struct ring *r, __u32 sq, __u32 cq, __u32 flags)
+static void fz_open(struct fz_ring *f, __u32 sq, __u32 cq, __u32 flags)
 {
-	memset(r, 0, sizeof(*r));
-	r->sqm = r->cqm = MAP_FAILED;
-	r->fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
-	if (r->fd < 0) {
+	struct ring *r = &f->r;
+	int fd = dev_open(), ret;
+
+	memset(f, 0, sizeof(*f));
+	ring_init(r, fd, sq, cq, flags);
+	if (fd < 0) {
 		violation("open %s: %s", DEV_PATH, strerror(errno));
 		return;
 	}
-	r->s.size = sizeof(r->s);
-	r->s.flags = flags;
-	r->s.sq_entries = sq;
-	r->s.cq_entries = cq;
-	if (fz_ioctl(r->fd, WSCHED_IOC_SETUP, &r->s))
-		goto fail;
-	r->sqm = mmap(NULL, r->s.sq_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      r->fd, WSCHED_OFF_SQ_RING);
-	r->cqm = mmap(NULL, r->s.cq_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      r->fd, WSCHED_OFF_CQ_RING);
-	if (r->sqm == MAP_FAILED || r->cqm == MAP_FAILED) {
-		violation("mapping the rings: %s", strerror(errno));
-		goto fail;
+	if (fz_ioctl(fd, WSCHED_IOC_SETUP, &r->s)) {
+		ring_close(r);
+		return;
 	}
-	r->sq_head = (__u32 *)((char *)r->sqm + r->s.sq_off.head);
-	r->sq_tail = (__u32 *)((char *)r->sqm + r->s.sq_off.tail);
-	r->sq_mask = *(__u32 *)((char *)r->sqm + r->s.sq_off.ring_mask);
-	r->sq_entries = *(__u32 *)((char *)r->sqm + r->s.sq_off.ring_entries);
-	r->sqes = (struct wsched_sqe *)((char *)r->sqm + r->s.sq_off.entries);
-	r->cq_head = (__u32 *)((char *)r->cqm + r->s.cq_off.head);
-	r->cq_tail = (__u32 *)((char *)r->cqm + r->s.cq_off.tail);
-	r->cq_mask = *(__u32 *)((char *)r->cqm + r->s.cq_off.ring_mask);
-	r->cq_entries = *(__u32 *)((char *)r->cqm + r->s.cq_off.ring_entries);
-	r->cqes = (struct wsched_cqe *)((char *)r->cqm + r->s.cq_off.entries);
-	return;
-fail:
-	if (r->sqm != MAP_FAILED)
-		munmap(r->sqm, r->s.sq_size);
-	if (r->cqm != MAP_FAILED)
-		munmap(r->cqm, r->s.cq_size);
-	r->sqm = r->cqm = MAP_FAILED;
-	close(r->fd);
-	r->fd = -1;
-}
-
-static void ring_unmap(struct ring *r)
-{
-	if (r->sqm != MAP_FAILED)
-		munmap(r->sqm, r->s.sq_size);
-	if (r->cqm != MAP_FAILED)
-		munmap(r->cqm, r->s.cq_size);
-	r->sqm = r->cqm = MAP_FAILED;
+	ret = ring_map(r);
+	if (ret) {
+		violation("mapping the rings: %s", strerror(-ret));
+		ring_close(r);
+	}
 }
 
 /* Close with whatever is in flight, in a random order. */
-static void ring_close(struct ring *r)
+static void fz_close(struct fz_ring *f)
 {
+	struct ring *r = &f->r;
+
 	if (r->fd < 0)
 		return;
 	if (chance(50)) {
-		ring_unmap(r);
-		close(r->fd);
+		ring_close(r);
 	} else {
 		close(r->fd);
+		r->fd = -1;
 		ring_unmap(r);
 	}
-	r->fd = -1;
 }
 
 /* Register 1..4 buffers in the pool (sometimes bad ones). */
-static void ring_register(struct ring *r)
+static void fz_register(struct fz_ring *f)
 {
 	struct wsched_buf b[8];
 	struct wsched_buf_reg reg;
@@ -440,7 +367,7 @@ static void ring_register(struct ring *r)
 	for (i = 0; i < nr; i++) {
 		b[i].len = 1 + (chance(70) ? rnd() % 65536 : rnd() % (POOL_LEN / 2));
 		b[i].addr = (uintptr_t)pool_at(b[i].len);
-		r->buflen[i] = b[i].len;
+		f->buflen[i] = b[i].len;
 	}
 	if (chance(10)) {
 		mutate(b, nr * sizeof(b[0]));
@@ -453,21 +380,22 @@ static void ring_register(struct ring *r)
 	reg.bufs_ptr = (uintptr_t)b;
 	if (chance(5))
 		mutate(&reg, sizeof(reg));
-	if (!fz_ioctl(r->fd, WSCHED_IOC_REGISTER_BUFFERS, &reg))
-		r->nbufs = reg.nr <= 8 ? reg.nr : 0;
+	if (!fz_ioctl(f->r.fd, WSCHED_IOC_REGISTER_BUFFERS, &reg))
+		f->nbufs = reg.nr <= 8 ? reg.nr : 0;
 }
 
-static void ring_unregister(struct ring *r)
+static void fz_unregister(struct fz_ring *f)
 {
-	if (!fz_ioctl(r->fd, WSCHED_IOC_UNREGISTER_BUFFERS, NULL))
-		r->nbufs = 0;
+	if (!fz_ioctl(f->r.fd, WSCHED_IOC_UNREGISTER_BUFFERS, NULL))
+		f->nbufs = 0;
 }
 
 /* A range of @len in a random registered buffer (or a bad one). */
-static void pick_range(struct ring *r, __u32 *buf, __u64 *off, __u64 *len, __u64 maxlen)
+static void pick_range(struct fz_ring *f, __u32 *buf, __u64 *off, __u64 *len,
+		       __u64 maxlen)
 {
-	__u32 b = r->nbufs ? rnd() % r->nbufs : 0;
-	__u64 bl = r->nbufs ? r->buflen[b] : 64;
+	__u32 b = f->nbufs ? rnd() % f->nbufs : 0;
+	__u64 bl = f->nbufs ? f->buflen[b] : 64;
 
 	*buf = b;
 	*len = 1 + rnd() % (maxlen < bl ? maxlen : bl);
@@ -477,7 +405,7 @@ static void pick_range(struct ring *r, __u32 *buf, __u64 *off, __u64 *len, __u64
 static __u32 preds_scratch[4096 + 128];
 
 /* A random entry: mostly sensible, sometimes mutated, sometimes noise. */
-static void gen_sqe(struct ring *r, struct wsched_sqe *e, __u32 idx)
+static void gen_sqe(struct fz_ring *f, struct wsched_sqe *e, __u32 idx)
 {
 	static const __u32 flagsets[] = {
 		0, WSCHED_NODE_SOFT_FAIL, WSCHED_SQE_NO_CQE,
@@ -511,23 +439,23 @@ static void gen_sqe(struct ring *r, struct wsched_sqe *e, __u32 idx)
 		break;
 	default:
 		e->op = WSCHED_OP_MEMCPY + rnd() % (WSCHED_OP_LAST - WSCHED_OP_MEMCPY + 1);
-		pick_range(r, &e->buf, &e->off, &e->len, 65536);
+		pick_range(f, &e->buf, &e->off, &e->len, 65536);
 		switch (e->op) {
 		case WSCHED_OP_MEMCPY:
 		case WSCHED_OP_MEMCMP: {
 			__u64 o2, l2;
 
-			pick_range(r, &e->buf2, &o2, &l2, e->len);
+			pick_range(f, &e->buf2, &o2, &l2, e->len);
 			e->len = l2;
 			e->arg = o2;
-			if (e->off + e->len > (r->nbufs ? r->buflen[e->buf] : 64))
+			if (e->off + e->len > (f->nbufs ? f->buflen[e->buf] : 64))
 				e->off = 0;
 			break;
 		}
 		case WSCHED_OP_SHA256: {
 			__u64 o2, l2;
 
-			pick_range(r, &e->buf2, &o2, &l2, 32);
+			pick_range(f, &e->buf2, &o2, &l2, 32);
 			e->arg = o2;
 			break;
 		}
@@ -560,20 +488,21 @@ static void gen_sqe(struct ring *r, struct wsched_sqe *e, __u32 idx)
 }
 
 /* Push up to @n generated entries; returns how many. */
-static __u32 push_random(struct ring *r, __u32 n)
+static __u32 push_random(struct fz_ring *f, __u32 n)
 {
+	struct ring *r = &f->r;
 	__u32 head = load_acq(r->sq_head), pushed = 0;
 
 	while (pushed < n && r->tail - head < r->sq_entries) {
 		struct wsched_sqe e;
 
 		/* built in private: other threads scribble over the ring */
-		gen_sqe(r, &e, r->in_graph);
-		r->in_graph = e.flags & WSCHED_SQE_GRAPH_END ? 0 : r->in_graph + 1;
+		gen_sqe(f, &e, f->in_graph);
+		f->in_graph = e.flags & WSCHED_SQE_GRAPH_END ? 0 : f->in_graph + 1;
 		/* now and then end a graph that has grown large */
-		if (r->in_graph > 200 && chance(20)) {
+		if (f->in_graph > 200 && chance(20)) {
 			e.flags |= WSCHED_SQE_GRAPH_END;
-			r->in_graph = 0;
+			f->in_graph = 0;
 		}
 		memcpy(&r->sqes[r->tail & r->sq_mask], &e, sizeof(e));
 		r->tail++;
@@ -583,7 +512,7 @@ static __u32 push_random(struct ring *r, __u32 n)
 }
 
 /* ENTER with sensible or random arguments. */
-static int ring_enter(struct ring *r, __u32 to_submit, bool wait)
+static int fz_enter(struct ring *r, __u32 to_submit, bool wait)
 {
 	struct wsched_enter e;
 
@@ -606,7 +535,7 @@ static int ring_enter(struct ring *r, __u32 to_submit, bool wait)
 }
 
 /* Reap everything; check what the kernel wrote looks like a CQE. */
-static unsigned int ring_reap(struct ring *r, bool check)
+static unsigned int fz_reap(struct ring *r, bool check)
 {
 	__u32 head = *r->cq_head, tail = load_acq(r->cq_tail), n = 0;
 	const __u32 known = WSCHED_RES_RAN | WSCHED_RES_DEP_FAILED |
@@ -639,28 +568,19 @@ static unsigned int ring_reap(struct ring *r, bool check)
 /* The device works: a one-NOP graph completes through fresh rings. */
 static bool device_works(void)
 {
-	struct ring r;
-	struct wsched_sqe *e;
 	struct wsched_enter en;
+	struct wsched_sqe e;
+	struct ring r;
 	bool ok;
 
-	ring_open(&r, 4, 0, 0);
-	if (r.fd < 0)
+	if (ring_open(&r, 4, 0, 0))
 		return false;
-	e = &r.sqes[0];
-	memset(e, 0, sizeof(*e));
-	e->flags = WSCHED_SQE_GRAPH_END;
-	store_rel(r.sq_tail, 1);
-	memset(&en, 0, sizeof(en));
-	en.size = sizeof(en);
-	en.to_submit = 1;
-	en.flags = WSCHED_ENTER_GETEVENTS;
-	en.min_complete = 2;
-	en.timeout_ns = 20000 * MS_NS;
-	ok = !ioctl(r.fd, WSCHED_IOC_ENTER, &en) && en.submitted == 1 &&
-	     load_acq(r.cq_tail) == 2;
-	ring_unmap(&r);
-	close(r.fd);
+	sqe_nop(&e, 0);
+	e.flags = WSCHED_SQE_GRAPH_END;
+	ok = sq_push(&r, &e) &&
+	     !ring_enter(&r, 1, 2, WSCHED_ENTER_GETEVENTS, 20000 * MS_NS, &en) &&
+	     en.submitted == 1 && load_acq(r.cq_tail) == 2;
+	ring_close(&r);
 	return ok;
 }
 
@@ -897,16 +817,16 @@ TEST_F_TIMEOUT(fuzz, ioctls, 300)
 		WSCHED_IOC_OP_LIST,
 	};
 	__u64 end = deadline_for(0.2);
-	struct ring rings[3];
+	struct fz_ring rings[3];
 	int fds[3];
 	unsigned long it;
 	unsigned int i;
 
 	seed_thread(1);
 	for (i = 0; i < 3; i++) {
-		fds[i] = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+		fds[i] = dev_open();
 		ASSERT_LE(0, fds[i]);
-		rings[i].fd = -1;
+		rings[i].r.fd = -1;
 	}
 	for (it = 0; it < max_iters && now_ns() < end; it++) {
 		unsigned int k = rnd() % 5;
@@ -919,34 +839,33 @@ TEST_F_TIMEOUT(fuzz, ioctls, 300)
 			fd = fds[k];
 		} else {
 			/* a context with rings, possibly with buffers */
-			struct ring *r = &rings[k - 3];
+			struct fz_ring *f = &rings[k - 3];
 
-			if (r->fd < 0 || chance(2)) {
-				if (r->fd >= 0)
-					ring_close(r);
-				ring_open(r, 1 + rnd() % 64, 0, 0);
-				if (r->fd < 0)
+			if (f->r.fd < 0 || chance(2)) {
+				fz_close(f);
+				fz_open(f, 1 + rnd() % 64, 0, 0);
+				if (f->r.fd < 0)
 					continue;
 				if (chance(50))
-					ring_register(r);
+					fz_register(f);
 			}
-			fd = r->fd;
+			fd = f->r.fd;
 			if (chance(20)) {
-				push_random(r, rnd() % 16);
-				ring_enter(r, rnd() % 20, chance(30));
-				ring_reap(r, true);
+				push_random(f, rnd() % 16);
+				fz_enter(&f->r, rnd() % 20, chance(30));
+				fz_reap(&f->r, true);
 			}
 		}
 		if (chance(1)) {
 			close(fds[k % 3]);
-			fds[k % 3] = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+			fds[k % 3] = dev_open();
 			ASSERT_LE(0, fds[k % 3]);
 			continue;
 		}
 		cmd = chance(85) ? cmds[rnd() % ARRAY_SIZE(cmds)] : rnd_cmd();
 		arg = pool_at(1024);
 		gen_arg(cmd, arg, _IOC_SIZE(cmd) < 1024 ? _IOC_SIZE(cmd) : 1024,
-			k >= 3 ? &rings[k - 3] : NULL);
+			k >= 3 ? &rings[k - 3].r : NULL);
 		argp = chance(90) ? (uintptr_t)arg : tame(rnd_ptr(arg, _IOC_SIZE(cmd)),
 							  _IOC_SIZE(cmd));
 		/* a struct running into the guard page after the pool */
@@ -966,7 +885,7 @@ TEST_F_TIMEOUT(fuzz, ioctls, 300)
 	TH_LOG("%lu iterations", it);
 	for (i = 0; i < 3; i++) {
 		close(fds[i]);
-		ring_close(&rings[i]);
+		fz_close(&rings[i]);
 	}
 	FUZZ_END();
 }
@@ -978,54 +897,55 @@ TEST_F_TIMEOUT(fuzz, sqes, 300)
 {
 	__u64 end = deadline_for(0.25);
 	unsigned long it, reopen = 0;
-	struct ring r;
+	struct fz_ring f;
+	struct ring *r = &f.r;
 
 	seed_thread(2);
-	r.fd = -1;
+	r->fd = -1;
 	for (it = 0; it < max_iters && now_ns() < end; it++) {
 		unsigned int a = rnd() % 100;
 
-		if (r.fd < 0) {
+		if (r->fd < 0) {
 			__u32 sq = 1 + rnd() % 256;
 
-			ring_open(&r, sq, chance(50) ? 0 : sq + rnd() % (3 * sq),
-				  chance(10) ? WSCHED_SETUP_CLAMP : 0);
-			ASSERT_LE(0, r.fd);
+			fz_open(&f, sq, chance(50) ? 0 : sq + rnd() % (3 * sq),
+				chance(10) ? WSCHED_SETUP_CLAMP : 0);
+			ASSERT_LE(0, r->fd);
 			if (chance(80))
-				ring_register(&r);
+				fz_register(&f);
 			reopen++;
 		}
 		if (a < 55) {
-			__u32 n;
+			__u32 n, pend, to;
 
 			if (chance(50))
-				ring_reap(&r, true);
-			n = push_random(&r, 1 + rnd() % 32);
-			__u32 pend = r.tail - load_acq(r.sq_head);
-			__u32 to = chance(80) ? pend : chance(50) ? rnd() % (n + 1) :
-				   pend + rnd() % 100;
+				fz_reap(r, true);
+			n = push_random(&f, 1 + rnd() % 32);
+			pend = sq_pending(r);
+			to = chance(80) ? pend : chance(50) ? rnd() % (n + 1) :
+			     pend + rnd() % 100;
 
-			ring_enter(&r, to, chance(30));
+			fz_enter(r, to, chance(30));
 		} else if (a < 75) {
-			ring_reap(&r, true);
-			ring_enter(&r, 0, true);
+			fz_reap(r, true);
+			fz_enter(r, 0, true);
 		} else if (a < 80) {
 			/* a bad SQ tail; then back to where the kernel is */
-			__u32 head = load_acq(r.sq_head);
+			__u32 head = load_acq(r->sq_head);
 
-			r.tail = chance(50) ? head + r.sq_entries + 1 + rnd() % 1000 :
+			r->tail = chance(50) ? head + r->sq_entries + 1 + rnd() % 1000 :
 				 head - 1 - rnd() % 10;
-			ring_enter(&r, rnd() % 8, false);
-			r.tail = head;
-			store_rel(r.sq_tail, head);
+			fz_enter(r, rnd() % 8, false);
+			r->tail = head;
+			store_rel(r->sq_tail, head);
 		} else if (a < 85) {
 			if (chance(50))
-				ring_unregister(&r);
+				fz_unregister(&f);
 			else
-				ring_register(&r);
+				fz_register(&f);
 		} else if (a < 87) {
 			/* close with whatever is in flight */
-			ring_close(&r);
+			fz_close(&f);
 		} else if (a < 92) {
 			struct wsched_enter e;
 
@@ -1034,21 +954,21 @@ TEST_F_TIMEOUT(fuzz, sqes, 300)
 			e.flags = WSCHED_ENTER_GETEVENTS;
 			e.min_complete = chance(50) ? rnd() % 100000 : rnd();
 			e.timeout_ns = 1 + rnd() % (3 * MS_NS);
-			store_rel(r.sq_tail, r.tail);
-			fz_ioctl(r.fd, WSCHED_IOC_ENTER, &e);
+			store_rel(r->sq_tail, r->tail);
+			fz_ioctl(r->fd, WSCHED_IOC_ENTER, &e);
 		} else {
 			/* garbage in the SQ slots the kernel may read next */
-			__u32 i, n = 1 + rnd() % 8, head = load_acq(r.sq_head);
+			__u32 i, n = 1 + rnd() % 8, head = load_acq(r->sq_head);
 
-			for (i = 0; i < n && r.tail - head < r.sq_entries; i++) {
-				fill_random(&r.sqes[r.tail & r.sq_mask], sizeof(struct wsched_sqe));
-				r.tail++;
+			for (i = 0; i < n && r->tail - head < r->sq_entries; i++) {
+				fill_random(&r->sqes[r->tail & r->sq_mask], sizeof(struct wsched_sqe));
+				r->tail++;
 			}
-			ring_enter(&r, n, false);
+			fz_enter(r, n, false);
 		}
 	}
 	TH_LOG("%lu iterations, %lu contexts", it, reopen);
-	ring_close(&r);
+	fz_close(&f);
 	FUZZ_END();
 }
 
@@ -1059,13 +979,14 @@ TEST_F_TIMEOUT(fuzz, mmaps, 300)
 {
 	__u64 end = deadline_for(0.1);
 	unsigned long it, mapped = 0;
-	struct ring r;
+	struct fz_ring f;
+	struct ring *r = &f.r;
 	int fresh;
 
 	seed_thread(3);
-	ring_open(&r, 1 + rnd() % 512, 0, 0);
-	ASSERT_LE(0, r.fd);
-	fresh = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+	fz_open(&f, 1 + rnd() % 512, 0, 0);
+	ASSERT_LE(0, r->fd);
+	fresh = dev_open();
 	ASSERT_LE(0, fresh);
 	for (it = 0; it < max_iters && now_ns() < end; it++) {
 		static const int prots[] = {
@@ -1078,7 +999,7 @@ TEST_F_TIMEOUT(fuzz, mmaps, 300)
 			(off_t)(rnd() % 0x10000) * PAGE, 1LL << 40, -(off_t)PAGE,
 		};
 		bool sq = chance(50);
-		size_t full = sq ? r.s.sq_size : r.s.cq_size;
+		size_t full = sq ? r->s.sq_size : r->s.cq_size;
 		size_t lens[] = {
 			0, 1, PAGE, full, full + 1, full + PAGE, (full + PAGE) * 2,
 			1UL << 30, rnd() % (1 << 20),
@@ -1088,7 +1009,7 @@ TEST_F_TIMEOUT(fuzz, mmaps, 300)
 		size_t len = chance(50) ? full : lens[rnd() % ARRAY_SIZE(lens)];
 		int prot = prots[rnd() % ARRAY_SIZE(prots)];
 		int flags = chance(80) ? MAP_SHARED : MAP_PRIVATE;
-		int fd = chance(85) ? r.fd : fresh;
+		int fd = chance(85) ? r->fd : fresh;
 		volatile unsigned char *m;
 		size_t i;
 
@@ -1106,11 +1027,11 @@ TEST_F_TIMEOUT(fuzz, mmaps, 300)
 		else if (off != WSCHED_OFF_SQ_RING && off != WSCHED_OFF_CQ_RING)
 			violation("mmap at offset %#llx succeeded", (long long)off);
 		else if (((len + PAGE - 1) & ~(PAGE - 1)) >
-			 (((off == WSCHED_OFF_SQ_RING ? r.s.sq_size : r.s.cq_size) +
+			 (((off == WSCHED_OFF_SQ_RING ? r->s.sq_size : r->s.cq_size) +
 			   PAGE - 1) & ~(PAGE - 1)))
 			violation("mmap of %zu bytes of a %llu-byte ring succeeded", len,
 				  (unsigned long long)(off == WSCHED_OFF_SQ_RING ?
-						       r.s.sq_size : r.s.cq_size));
+						       r->s.sq_size : r->s.cq_size));
 		/* every page of a mapping that succeeded is there */
 		if (prot & PROT_READ)
 			for (i = 0; i < len; i += PAGE)
@@ -1119,10 +1040,10 @@ TEST_F_TIMEOUT(fuzz, mmaps, 300)
 			/* scribble over a few words, then see the ring cope */
 			for (i = 0; i < 8; i++)
 				((volatile __u32 *)m)[rnd() % (len / 4 ? len / 4 : 1)] = rnd_val();
-			ring_enter(&r, rnd() % 4, chance(50));
-			r.tail = load_acq(r.sq_head);
-			store_rel(r.sq_tail, r.tail);
-			*r.cq_head = load_acq(r.cq_tail);
+			fz_enter(r, rnd() % 4, chance(50));
+			r->tail = load_acq(r->sq_head);
+			store_rel(r->sq_tail, r->tail);
+			*r->cq_head = load_acq(r->cq_tail);
 		}
 		if (chance(30)) {
 			void *n = mremap((void *)m, len, len + PAGE * (1 + rnd() % 4), MREMAP_MAYMOVE);
@@ -1148,13 +1069,13 @@ TEST_F_TIMEOUT(fuzz, mmaps, 300)
 			mprotect((void *)m, len, prots[rnd() % ARRAY_SIZE(prots)]);
 		munmap((void *)m, len);
 		if (chance(2)) {
-			ring_close(&r);
-			ring_open(&r, 1 + rnd() % 512, 0, chance(10) ? WSCHED_SETUP_CLAMP : 0);
-			ASSERT_LE(0, r.fd);
+			fz_close(&f);
+			fz_open(&f, 1 + rnd() % 512, 0, chance(10) ? WSCHED_SETUP_CLAMP : 0);
+			ASSERT_LE(0, r->fd);
 		}
 	}
 	TH_LOG("%lu iterations, %lu mappings", it, mapped);
-	ring_close(&r);
+	fz_close(&f);
 	close(fresh);
 	FUZZ_END();
 }
@@ -1163,7 +1084,7 @@ TEST_F_TIMEOUT(fuzz, mmaps, 300)
  * Threads racing over one file descriptor number.
  */
 static int race_fd = -1;			/* always a /dev/wsched file */
-static struct ring *_Atomic race_ring;		/* its current mapping */
+static struct fz_ring *_Atomic race_ring;	/* its current mapping */
 static pthread_rwlock_t race_lock = PTHREAD_RWLOCK_INITIALIZER;
 static atomic_bool race_stop;
 static __u64 race_end;
@@ -1178,15 +1099,17 @@ static void *race_submitter(void *arg)
 {
 	seed_thread(10 + (uintptr_t)arg);
 	while (!race_done()) {
+		struct fz_ring *f;
 		struct ring *r;
 
 		pthread_rwlock_rdlock(&race_lock);
-		r = atomic_load(&race_ring);
+		f = atomic_load(&race_ring);
+		r = &f->r;
 		/* the file under race_fd may already be a newer one */
 		r->fd = race_fd;
-		push_random(r, 1 + rnd() % 16);
-		ring_enter(r, r->tail - load_acq(r->sq_head) + rnd() % 3, chance(20));
-		ring_reap(r, false);
+		push_random(f, 1 + rnd() % 16);
+		fz_enter(r, r->tail - load_acq(r->sq_head) + rnd() % 3, chance(20));
+		fz_reap(r, false);
 		if (r->tail - load_acq(r->sq_head) > r->sq_entries)
 			r->tail = load_acq(r->sq_head);	/* scribbled over */
 		pthread_rwlock_unlock(&race_lock);
@@ -1203,7 +1126,7 @@ static void *race_scribbler(void *arg)
 		unsigned int i;
 
 		pthread_rwlock_rdlock(&race_lock);
-		r = atomic_load(&race_ring);
+		r = &atomic_load(&race_ring)->r;
 		for (i = 0; i < 16; i++) {
 			switch (rnd() % 7) {
 			case 0:
@@ -1247,7 +1170,7 @@ static void *race_registrar(void *arg)
 		__u32 i, nr = 1 + rnd() % 4;
 
 		pthread_rwlock_rdlock(&race_lock);
-		r = atomic_load(&race_ring);
+		r = &atomic_load(&race_ring)->r;
 		for (i = 0; i < nr; i++) {
 			b[i].len = 1 + rnd() % 65536;
 			b[i].addr = (uintptr_t)pool_at(b[i].len);
@@ -1304,33 +1227,33 @@ static void *race_ioctler(void *arg)
 /* Swap a new context in under race_fd; the old one is released later. */
 static void *race_swapper(void *arg)
 {
-	struct ring *old[64];
+	struct fz_ring *old[64];
 	unsigned int n = 0, i;
 
 	seed_thread(50);
 	while (!race_done() && n < ARRAY_SIZE(old)) {
-		struct ring *r = malloc(sizeof(*r)), *prev;
+		struct fz_ring *f = malloc(sizeof(*f)), *prev;
 
 		usleep(20000 + rnd() % 100000);
-		if (!r)
+		if (!f)
 			break;
-		ring_open(r, 1 + rnd() % 64, 0, 0);
-		if (r->fd < 0) {
-			free(r);
+		fz_open(f, 1 + rnd() % 64, 0, 0);
+		if (f->r.fd < 0) {
+			free(f);
 			break;
 		}
 		if (chance(50))
-			ring_register(r);
+			fz_register(f);
 		/* races with ioctls in flight on the old file */
-		if (dup2(r->fd, race_fd) < 0)
+		if (dup2(f->r.fd, race_fd) < 0)
 			violation("dup2: %s", strerror(errno));
-		close(r->fd);
-		r->fd = race_fd;
+		close(f->r.fd);
+		f->r.fd = race_fd;
 		pthread_rwlock_wrlock(&race_lock);
-		prev = atomic_exchange(&race_ring, r);
+		prev = atomic_exchange(&race_ring, f);
 		pthread_rwlock_unlock(&race_lock);
 		/* nobody uses the old mapping now: drop it (maybe the last ref) */
-		ring_unmap(prev);
+		ring_unmap(&prev->r);
 		old[n++] = prev;
 	}
 	for (i = 0; i < n; i++)
@@ -1345,40 +1268,40 @@ TEST_F_TIMEOUT(fuzz, races, 300)
 		race_ioctler, race_swapper,
 	};
 	pthread_t t[ARRAY_SIZE(fns)];
-	struct ring *r = malloc(sizeof(*r));
+	struct fz_ring *f = malloc(sizeof(*f));
 	unsigned int i;
 
 	seed_thread(5);
-	ASSERT_NE(NULL, r);
-	ring_open(r, 64, 0, 0);
-	ASSERT_LE(0, r->fd);
-	race_fd = r->fd;
-	atomic_store(&race_ring, r);
+	ASSERT_NE(NULL, f);
+	fz_open(f, 64, 0, 0);
+	ASSERT_LE(0, f->r.fd);
+	race_fd = f->r.fd;
+	atomic_store(&race_ring, f);
 	race_end = deadline_for(0.3);
 	atomic_store(&race_stop, false);
 	for (i = 0; i < ARRAY_SIZE(fns); i++)
 		ASSERT_EQ(0, pthread_create(&t[i], NULL, fns[i], (void *)(uintptr_t)i));
 	for (i = 0; i < ARRAY_SIZE(fns); i++)
 		pthread_join(t[i], NULL);
-	r = atomic_load(&race_ring);
-	ring_unmap(r);
+	f = atomic_load(&race_ring);
+	ring_unmap(&f->r);
 	close(race_fd);
-	free(r);
+	free(f);
 	FUZZ_END();
 }
 
 /* ---------------------------------------------------------------------
  * Contexts closed, unmapped or killed with work in flight.
  */
-static void load_work(struct ring *r)
+static void load_work(struct fz_ring *f)
 {
 	unsigned int i, n = 1 + rnd() % 8;
 
 	if (chance(70))
-		ring_register(r);
+		fz_register(f);
 	for (i = 0; i < n; i++) {
-		push_random(r, r->sq_entries);
-		ring_enter(r, r->tail - load_acq(r->sq_head), false);
+		push_random(f, f->r.sq_entries);
+		fz_enter(&f->r, sq_pending(&f->r), false);
 	}
 }
 
@@ -1398,7 +1321,7 @@ TEST_F_TIMEOUT(fuzz, close_in_flight, 300)
 
 	seed_thread(6);
 	for (it = 0; it < max_iters && now_ns() < end; it++) {
-		struct ring r;
+		struct fz_ring f;
 		unsigned int how = rnd() % 4;
 
 		if (how == 3) {
@@ -1409,11 +1332,11 @@ TEST_F_TIMEOUT(fuzz, close_in_flight, 300)
 			ASSERT_LE(0, pid);
 			if (!pid) {
 				seed_thread(1000 + it);
-				ring_open(&r, 1 + rnd() % 1024, 0, WSCHED_SETUP_CLAMP);
-				if (r.fd >= 0)
-					load_work(&r);
+				fz_open(&f, 1 + rnd() % 1024, 0, WSCHED_SETUP_CLAMP);
+				if (f.r.fd >= 0)
+					load_work(&f);
 				for (;;)
-					load_work(&r);
+					load_work(&f);
 			}
 			usleep(1000 + rnd() % 20000);
 			kill(pid, SIGKILL);
@@ -1422,27 +1345,27 @@ TEST_F_TIMEOUT(fuzz, close_in_flight, 300)
 				TH_LOG("child status %#x", status);
 			continue;
 		}
-		ring_open(&r, 1 + rnd() % 1024, 0, WSCHED_SETUP_CLAMP);
-		ASSERT_LE(0, r.fd);
-		load_work(&r);
+		fz_open(&f, 1 + rnd() % 1024, 0, WSCHED_SETUP_CLAMP);
+		ASSERT_LE(0, f.r.fd);
+		load_work(&f);
 		usleep(rnd() % 2000);
 		if (how == 2) {
 			/* closed by another thread while this one waits in ENTER */
 			pthread_t t;
 			struct wsched_enter e;
 
-			closer_ring = &r;
+			closer_ring = &f.r;
 			ASSERT_EQ(0, pthread_create(&t, NULL, close_under_wait, NULL));
 			memset(&e, 0, sizeof(e));
 			e.size = sizeof(e);
 			e.flags = WSCHED_ENTER_GETEVENTS;
 			e.min_complete = ~0U;
 			e.timeout_ns = 20 * MS_NS;
-			fz_ioctl(r.fd, WSCHED_IOC_ENTER, &e);
+			fz_ioctl(f.r.fd, WSCHED_IOC_ENTER, &e);
 			pthread_join(t, NULL);
-			ring_unmap(&r);
+			ring_unmap(&f.r);
 		} else {
-			ring_close(&r);
+			fz_close(&f);
 		}
 	}
 	TH_LOG("%lu contexts", it);

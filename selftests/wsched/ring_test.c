@@ -3,14 +3,16 @@
  * ring_test: the /dev/wsched rings, registered buffers and named ops
  * (uapi/linux/wsched.h, semantics in the ring spec), through the raw uapi.
  *
- * Every validation path has its own test: the expected errno, nothing run
- * (the context's nodes_run counter does not move, no completion appears,
- * and a marker graph submitted afterwards is the only thing that runs).
+ * Every validation path is tested: the expected errno, nothing run (the
+ * context's nodes_run counter does not move, no completion appears, and a
+ * marker graph submitted afterwards is the only thing that runs).  The
+ * refusals that differ only in the field broken are FIXTURE_VARIANT tables
+ * (setup_bad, enter_bad, sqe, reg_bad: fixture.variant.refused).
  * Then correctness: random DAGs of 1..10000 nodes, graphs spanning several
  * ENTER calls, many graphs in flight, NO_CQE, failure propagation, CQ
  * overflow, poll/epoll, GETEVENTS timeouts and signals, close and kill with
  * work in flight, the data ops checked against user-space reference
- * implementations (CRC-32C, XXH64, SHA-256 written here), pinned-memory
+ * implementations (libwsched's CRC-32C, XXH64, SHA-256), pinned-memory
  * accounting and RLIMIT_MEMLOCK, and ops by name (with the sample module's
  * "sample.xor8" when the rig sets WSCHED_OP_XOR=1).
  *
@@ -56,204 +58,12 @@
 #define UD_I(ud)	((__u32)(ud))
 #define MARK_GID	0xfeed
 
-/* ---------------------------------------------------------------------
- * Reference implementations of the data ops' values.
+/*
+ * Reference values of the data ops: libwsched's software CRC-32C, XXH64
+ * and SHA-256 (tools/libwsched/checksum.c, built into this test), the one
+ * copy the library and the tests share.
  */
-static uint32_t ref_crc32c_table[256];
-
-/* Raw CRC-32C update (reflected, poly 0x82F63B78), no inversion. */
-static uint32_t ref_crc32c(uint32_t crc, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	uint32_t i, k, c;
-
-	if (!ref_crc32c_table[1]) {
-		for (i = 0; i < 256; i++) {
-			c = i;
-			for (k = 0; k < 8; k++)
-				c = c & 1 ? (c >> 1) ^ 0x82F63B78U : c >> 1;
-			ref_crc32c_table[i] = c;
-		}
-	}
-	while (len--)
-		crc = ref_crc32c_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return crc;
-}
-
-#define XXP1 0x9E3779B185EBCA87ULL
-#define XXP2 0xC2B2AE3D27D4EB4FULL
-#define XXP3 0x165667B19E3779F9ULL
-#define XXP4 0x85EBCA77C2B2AE63ULL
-#define XXP5 0x27D4EB2F165667C5ULL
-
-static uint64_t xx_rotl(uint64_t x, int r)
-{
-	return (x << r) | (x >> (64 - r));
-}
-
-static uint64_t xx_get64(const unsigned char *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint32_t xx_get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t xx_round(uint64_t acc, uint64_t in)
-{
-	acc += in * XXP2;
-	acc = xx_rotl(acc, 31);
-	return acc * XXP1;
-}
-
-static uint64_t xx_merge(uint64_t acc, uint64_t v)
-{
-	acc ^= xx_round(0, v);
-	return acc * XXP1 + XXP4;
-}
-
-/* XXH64 as the xxHash specification defines it. */
-static uint64_t ref_xxh64(const void *in, size_t len, uint64_t seed)
-{
-	const unsigned char *p = in, *end = p + len;
-	uint64_t h;
-
-	if (len >= 32) {
-		const unsigned char *limit = end - 32;
-		uint64_t v1 = seed + XXP1 + XXP2, v2 = seed + XXP2;
-		uint64_t v3 = seed, v4 = seed - XXP1;
-
-		do {
-			v1 = xx_round(v1, xx_get64(p));
-			v2 = xx_round(v2, xx_get64(p + 8));
-			v3 = xx_round(v3, xx_get64(p + 16));
-			v4 = xx_round(v4, xx_get64(p + 24));
-			p += 32;
-		} while (p <= limit);
-		h = xx_rotl(v1, 1) + xx_rotl(v2, 7) + xx_rotl(v3, 12) +
-		    xx_rotl(v4, 18);
-		h = xx_merge(h, v1);
-		h = xx_merge(h, v2);
-		h = xx_merge(h, v3);
-		h = xx_merge(h, v4);
-	} else {
-		h = seed + XXP5;
-	}
-	h += len;
-	while (p + 8 <= end) {
-		h ^= xx_round(0, xx_get64(p));
-		h = xx_rotl(h, 27) * XXP1 + XXP4;
-		p += 8;
-	}
-	if (p + 4 <= end) {
-		h ^= (uint64_t)xx_get32(p) * XXP1;
-		h = xx_rotl(h, 23) * XXP2 + XXP3;
-		p += 4;
-	}
-	while (p < end) {
-		h ^= *p++ * XXP5;
-		h = xx_rotl(h, 11) * XXP1;
-	}
-	h ^= h >> 33;
-	h *= XXP2;
-	h ^= h >> 29;
-	h *= XXP3;
-	h ^= h >> 32;
-	return h;
-}
-
-static const uint32_t sha256_k[64] = {
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
-	0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
-	0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
-	0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
-	0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
-	0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
-	0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-	0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-
-static uint32_t sha_ror(uint32_t x, int r)
-{
-	return (x >> r) | (x << (32 - r));
-}
-
-static void sha256_block(uint32_t h[8], const unsigned char *blk)
-{
-	uint32_t w[64], a, b, c, d, e, f, g, hh, t1, t2;
-	int i;
-
-	for (i = 0; i < 16; i++)
-		w[i] = (uint32_t)blk[4 * i] << 24 | (uint32_t)blk[4 * i + 1] << 16 |
-		       (uint32_t)blk[4 * i + 2] << 8 | blk[4 * i + 3];
-	for (i = 16; i < 64; i++) {
-		uint32_t s0 = sha_ror(w[i - 15], 7) ^ sha_ror(w[i - 15], 18) ^
-			      (w[i - 15] >> 3);
-		uint32_t s1 = sha_ror(w[i - 2], 17) ^ sha_ror(w[i - 2], 19) ^
-			      (w[i - 2] >> 10);
-
-		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-	}
-	a = h[0]; b = h[1]; c = h[2]; d = h[3];
-	e = h[4]; f = h[5]; g = h[6]; hh = h[7];
-	for (i = 0; i < 64; i++) {
-		t1 = hh + (sha_ror(e, 6) ^ sha_ror(e, 11) ^ sha_ror(e, 25)) +
-		     ((e & f) ^ (~e & g)) + sha256_k[i] + w[i];
-		t2 = (sha_ror(a, 2) ^ sha_ror(a, 13) ^ sha_ror(a, 22)) +
-		     ((a & b) ^ (a & c) ^ (b & c));
-		hh = g; g = f; f = e; e = d + t1;
-		d = c; c = b; b = a; a = t1 + t2;
-	}
-	h[0] += a; h[1] += b; h[2] += c; h[3] += d;
-	h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
-}
-
-/* FIPS 180-4 SHA-256 of @len bytes into @out. */
-static void ref_sha256(const void *in, size_t len, unsigned char out[32])
-{
-	uint32_t h[8] = {
-		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-		0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-	};
-	const unsigned char *p = in;
-	unsigned char tail[128];
-	size_t left = len, n;
-	uint64_t bits = (uint64_t)len * 8;
-	int i;
-
-	while (left >= 64) {
-		sha256_block(h, p);
-		p += 64;
-		left -= 64;
-	}
-	memset(tail, 0, sizeof(tail));
-	memcpy(tail, p, left);
-	tail[left] = 0x80;
-	n = left + 1 + 8 <= 64 ? 64 : 128;
-	for (i = 0; i < 8; i++)
-		tail[n - 1 - i] = bits >> (8 * i);
-	sha256_block(h, tail);
-	if (n == 128)
-		sha256_block(h, tail + 64);
-	for (i = 0; i < 8; i++) {
-		out[4 * i] = h[i] >> 24;
-		out[4 * i + 1] = h[i] >> 16;
-		out[4 * i + 2] = h[i] >> 8;
-		out[4 * i + 3] = h[i];
-	}
-}
-
+#include "../../tools/libwsched/wsched.h"
 #include "wsched_ring.h"
 
 /*
@@ -781,7 +591,9 @@ FIXTURE(ring) {
 	struct wsched_buf bufs[3];
 };
 
-FIXTURE_SETUP(ring)
+/* The ring fixture: rings, and the three buffers registered if @reg. */
+static void ring_fixture(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(ring) *self, bool reg)
 {
 	int ret = ring_open(&self->r, 64, 0, 0);
 
@@ -798,8 +610,15 @@ FIXTURE_SETUP(ring)
 	self->bufs[1].len = B1_LEN;
 	self->bufs[2].addr = (uintptr_t)self->mem + B0_LEN + 3 * PAGE + 7;
 	self->bufs[2].len = B2_LEN;
+	if (!reg)
+		return;
 	ret = reg_bufs(self->r.fd, self->bufs, 3);
 	ASSERT_EQ(0, ret) TH_LOG("register: %s", strerror(-ret));
+}
+
+FIXTURE_SETUP(ring)
+{
+	ring_fixture(_metadata, self, true);
 }
 
 FIXTURE_TEARDOWN(ring)
@@ -911,15 +730,15 @@ TEST(reference_implementations)
 	unsigned char d[32];
 
 	/* Standard CRC-32C check value: ~crc32c(~0, "123456789"). */
-	EXPECT_EQ(0xE3069283U, ~ref_crc32c(~0U, "123456789", 9));
-	EXPECT_EQ(0U, ref_crc32c(0, "", 0));
-	EXPECT_EQ(0xEF46DB3751D8E999ULL, ref_xxh64("", 0, 0));
-	EXPECT_EQ(0x44BC2CF5AD770999ULL, ref_xxh64("abc", 3, 0));
-	ref_sha256("abc", 3, d);
+	EXPECT_EQ(0xE3069283U, ~wsched_crc32c_sw(~0U, "123456789", 9));
+	EXPECT_EQ(0U, wsched_crc32c_sw(0, "", 0));
+	EXPECT_EQ(0xEF46DB3751D8E999ULL, wsched_xxhash64_sw("", 0, 0));
+	EXPECT_EQ(0x44BC2CF5AD770999ULL, wsched_xxhash64_sw("abc", 3, 0));
+	wsched_sha256_sw("abc", 3, d);
 	EXPECT_EQ(0, memcmp(d, sha_abc, 32));
-	ref_sha256("", 0, d);
+	wsched_sha256_sw("", 0, d);
 	EXPECT_EQ(0, memcmp(d, sha_empty, 32));
-	ref_sha256(q, strlen(q), d);
+	wsched_sha256_sw(q, strlen(q), d);
 	EXPECT_EQ(0, memcmp(d, sha_q, 32));
 }
 
@@ -969,39 +788,96 @@ static const char *setup_works(int fd)
 	return NULL;
 }
 
-TEST(setup_bad_size)
-{
-	static const __u32 sizes[] = { 0, 4, sizeof(struct wsched_setup) - 8,
-				       sizeof(struct wsched_setup) + 8, ~0U };
-	struct wsched_setup s;
-	unsigned int i;
-	int fd = dev_open();
+/*
+ * Refused SETUPs, one table: each case sets fields of a valid SETUP (SQ 8,
+ * CQ 0); setup_refused() checks the errno and that the file stayed
+ * without rings (ENTER and mmap refuse); then a valid SETUP works.
+ */
+enum setup_field { S_SIZE = 1, S_FLAGS, S_SQ, S_CQ };
 
-	ASSERT_LE(0, fd);
-	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		setup_init(&s, 8, 0, 0);
-		s.size = sizes[i];
-		EXPECT_OK(setup_refused(fd, &s, EINVAL));
+struct setup_set {
+	enum setup_field f;
+	__u64 v;
+};
+
+FIXTURE(setup_bad) {
+	int fd;
+};
+
+FIXTURE_VARIANT(setup_bad) {
+	struct setup_set c[5][2];	/* cases; .f 0 ends a case and the list */
+	bool each_bit;			/* c[0][0].f = each bit outside its .v */
+};
+
+#define SETUP_BAD(name, ...)						\
+	FIXTURE_VARIANT_ADD(setup_bad, name) {				\
+		.c = { __VA_ARGS__ },					\
 	}
-	EXPECT_OK(setup_works(fd));
-	close(fd);
+
+SETUP_BAD(size, { { S_SIZE, 0 } }, { { S_SIZE, 4 } },
+	  { { S_SIZE, sizeof(struct wsched_setup) - 8 } },
+	  { { S_SIZE, sizeof(struct wsched_setup) + 8 } }, { { S_SIZE, ~0U } });
+FIXTURE_VARIANT_ADD(setup_bad, unknown_flags) {
+	.c = { { { S_FLAGS, WSCHED_SETUP_FLAGS } } }, .each_bit = true,
+};
+SETUP_BAD(sq_zero, { { S_SQ, 0 } }, { { S_SQ, 0 }, { S_CQ, 16 } },
+	  { { S_SQ, 0 }, { S_FLAGS, WSCHED_SETUP_CLAMP } });
+SETUP_BAD(cq_smaller_than_sq, { { S_CQ, 4 } }, { { S_CQ, 7 } },
+	  { { S_CQ, 1 }, { S_FLAGS, WSCHED_SETUP_CLAMP } });
+
+FIXTURE_SETUP(setup_bad)
+{
+	self->fd = dev_open();
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", DEV_PATH, strerror(errno));
 }
 
-TEST(setup_unknown_flags)
+FIXTURE_TEARDOWN(setup_bad)
 {
-	struct wsched_setup s;
-	unsigned int bit;
-	int fd = dev_open();
+	close(self->fd);
+}
 
-	ASSERT_LE(0, fd);
-	for (bit = 0; bit < 32; bit++) {
-		if ((1U << bit) & WSCHED_SETUP_FLAGS)
-			continue;
-		setup_init(&s, 8, 0, 1U << bit);
-		EXPECT_OK(setup_refused(fd, &s, EINVAL));
+static void setup_set(struct wsched_setup *s, const struct setup_set *c, __u64 v)
+{
+	switch (c->f) {
+	case S_SIZE:
+		s->size = v;
+		break;
+	case S_FLAGS:
+		s->flags = v;
+		break;
+	case S_SQ:
+		s->sq_entries = v;
+		break;
+	case S_CQ:
+		s->cq_entries = v;
+		break;
 	}
-	EXPECT_OK(setup_works(fd));
-	close(fd);
+}
+
+TEST_F(setup_bad, refused)
+{
+	const struct setup_set *c;
+	struct wsched_setup s;
+	unsigned int i, j, bit;
+
+	for (bit = 0; variant->each_bit && bit < 32; bit++) {
+		c = &variant->c[0][0];
+		if ((1ULL << bit) & c->v)
+			continue;
+		setup_init(&s, 8, 0, 0);
+		setup_set(&s, c, 1ULL << bit);
+		EXPECT_OK(setup_refused(self->fd, &s, EINVAL)) TH_LOG("bit %u", bit);
+	}
+	for (i = 0; !variant->each_bit && i < ARRAY_SIZE(variant->c); i++) {
+		c = variant->c[i];
+		if (!c[0].f)
+			break;
+		setup_init(&s, 8, 0, 0);
+		for (j = 0; j < ARRAY_SIZE(variant->c[i]) && c[j].f; j++)
+			setup_set(&s, &c[j], c[j].v);
+		EXPECT_OK(setup_refused(self->fd, &s, EINVAL)) TH_LOG("case %u", i);
+	}
+	EXPECT_OK(setup_works(self->fd));
 }
 
 /* Every output and reserved field (features onwards) must be zero. */
@@ -1020,22 +896,6 @@ TEST(setup_output_fields_nonzero)
 		*(__u32 *)((char *)&s + off) = 0x80000000U;
 		EXPECT_OK(setup_refused(fd, &s, EINVAL)) TH_LOG("byte offset %zu", off);
 	}
-	EXPECT_OK(setup_works(fd));
-	close(fd);
-}
-
-TEST(setup_sq_zero)
-{
-	struct wsched_setup s;
-	int fd = dev_open();
-
-	ASSERT_LE(0, fd);
-	setup_init(&s, 0, 0, 0);
-	EXPECT_OK(setup_refused(fd, &s, EINVAL));
-	setup_init(&s, 0, 16, 0);
-	EXPECT_OK(setup_refused(fd, &s, EINVAL));
-	setup_init(&s, 0, 0, WSCHED_SETUP_CLAMP);
-	EXPECT_OK(setup_refused(fd, &s, EINVAL));
 	EXPECT_OK(setup_works(fd));
 	close(fd);
 }
@@ -1094,22 +954,6 @@ TEST(setup_cq_too_big)
 	EXPECT_EQ(roundup_pow2(p.max_cq_entries), r.s.cq_entries);
 	EXPECT_EQ(r.s.cq_entries, r.cq_entries);
 	ring_unmap(&r);
-	close(fd);
-}
-
-TEST(setup_cq_smaller_than_sq)
-{
-	struct wsched_setup s;
-	int fd = dev_open();
-
-	ASSERT_LE(0, fd);
-	setup_init(&s, 8, 4, 0);
-	EXPECT_OK(setup_refused(fd, &s, EINVAL));
-	setup_init(&s, 8, 7, 0);
-	EXPECT_OK(setup_refused(fd, &s, EINVAL));
-	setup_init(&s, 8, 1, WSCHED_SETUP_CLAMP);
-	EXPECT_OK(setup_refused(fd, &s, EINVAL));
-	EXPECT_OK(setup_works(fd));
 	close(fd);
 }
 
@@ -1341,51 +1185,88 @@ static const char *pending_then_marker(struct ring *r)
 	return marker(r, run0 + 2);
 }
 
-TEST_F(ctx, enter_bad_size)
-{
-	static const __u32 sizes[] = { 0, 8, sizeof(struct wsched_enter) - 8,
-				       sizeof(struct wsched_enter) + 8, ~0U };
-	struct wsched_enter e;
-	unsigned int i;
+/*
+ * Refused ENTER arguments, one table: each case sets a field of a valid
+ * ENTER (to_submit 1, a one-NOP graph pending); enter_refused() checks
+ * the errno, that the SQ head did not move and that nothing ran or
+ * completed; then the pending graph and a marker run.
+ */
+enum enter_field { E_SIZE = 1, E_FLAGS, E_RESV0, E_RESV1 };
 
-	push_pending_nop(&self->r);
-	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		enter_init(&e, 1);
-		e.size = sizes[i];
-		EXPECT_OK(enter_refused(&self->r, &e, EINVAL)) TH_LOG("size %u", sizes[i]);
-	}
-	EXPECT_OK(pending_then_marker(&self->r));
+struct enter_set {
+	enum enter_field f;
+	__u64 v;
+};
+
+FIXTURE(enter_bad) {
+	struct ring r;
+};
+
+FIXTURE_VARIANT(enter_bad) {
+	struct enter_set c[6];		/* cases; .f 0 ends the list */
+	bool each_bit;			/* c[0].f = each bit outside c[0].v */
+};
+
+FIXTURE_SETUP(enter_bad)
+{
+	int ret = ring_open(&self->r, 64, 0, 0);
+
+	ASSERT_EQ(0, ret) TH_LOG("open+setup %s: %s", DEV_PATH, strerror(-ret));
 }
 
-TEST_F(ctx, enter_unknown_flags)
+FIXTURE_TEARDOWN(enter_bad)
 {
+	ring_close(&self->r);
+}
+
+FIXTURE_VARIANT_ADD(enter_bad, bad_size) {
+	.c = { { E_SIZE, 0 }, { E_SIZE, 8 },
+	       { E_SIZE, sizeof(struct wsched_enter) - 8 },
+	       { E_SIZE, sizeof(struct wsched_enter) + 8 }, { E_SIZE, ~0U } },
+};
+FIXTURE_VARIANT_ADD(enter_bad, unknown_flags) {
+	.c = { { E_FLAGS, WSCHED_ENTER_FLAGS } }, .each_bit = true,
+};
+FIXTURE_VARIANT_ADD(enter_bad, resv_nonzero) {
+	.c = { { E_RESV0, 1 }, { E_RESV0, 1ULL << 63 },
+	       { E_RESV1, 1 }, { E_RESV1, 1ULL << 63 } },
+};
+
+static void enter_set(struct wsched_enter *e, const struct enter_set *c, __u64 v)
+{
+	enter_init(e, 1);
+	switch (c->f) {
+	case E_SIZE:
+		e->size = v;
+		break;
+	case E_FLAGS:
+		e->flags = v;
+		break;
+	case E_RESV0:
+	case E_RESV1:
+		e->resv[c->f - E_RESV0] = v;
+		break;
+	}
+}
+
+TEST_F(enter_bad, refused)
+{
+	const struct enter_set *c = variant->c;
 	struct wsched_enter e;
-	unsigned int bit;
+	unsigned int i, bit;
 
 	push_pending_nop(&self->r);
-	for (bit = 0; bit < 32; bit++) {
-		if ((1U << bit) & WSCHED_ENTER_FLAGS)
+	for (bit = 0; variant->each_bit && bit < 32; bit++) {
+		if ((1ULL << bit) & c[0].v)
 			continue;
-		enter_init(&e, 1);
-		e.flags = 1U << bit;
+		enter_set(&e, &c[0], 1ULL << bit);
 		EXPECT_OK(enter_refused(&self->r, &e, EINVAL)) TH_LOG("bit %u", bit);
 	}
-	EXPECT_OK(pending_then_marker(&self->r));
-}
-
-TEST_F(ctx, enter_resv_nonzero)
-{
-	struct wsched_enter e;
-	unsigned int i;
-
-	push_pending_nop(&self->r);
-	for (i = 0; i < 2; i++) {
-		enter_init(&e, 1);
-		e.resv[i] = 1;
-		EXPECT_OK(enter_refused(&self->r, &e, EINVAL)) TH_LOG("resv[%u]", i);
-		enter_init(&e, 1);
-		e.resv[i] = 1ULL << 63;
-		EXPECT_OK(enter_refused(&self->r, &e, EINVAL)) TH_LOG("resv[%u]", i);
+	for (i = 0; !variant->each_bit && i < ARRAY_SIZE(variant->c) && c[i].f; i++) {
+		enter_set(&e, &c[i], c[i].v);
+		EXPECT_OK(enter_refused(&self->r, &e, EINVAL))
+			TH_LOG("case %u: field %u value %#llx", i, c[i].f,
+			       (unsigned long long)c[i].v);
 	}
 	EXPECT_OK(pending_then_marker(&self->r));
 }
@@ -1511,55 +1392,6 @@ TEST_F(ring, valid_entries_run)
 	EXPECT_EQ(0, c[0].res);
 }
 
-TEST_F(ring, sqe_unknown_flags)
-{
-	struct wsched_sqe bad;
-	unsigned int bit;
-
-	for (bit = 0; bit < 32; bit++) {
-		if ((1U << bit) & WSCHED_SQE_FLAGS)
-			continue;
-		sqe_nop(&bad, 0);
-		bad.flags = 1U << bit;
-		EXPECT_OK(refused_both(&self->r, &bad, EINVAL)) TH_LOG("flag bit %u", bit);
-	}
-}
-
-TEST_F(ring, sqe_unused_fields_nonzero)
-{
-	static const unsigned int fields[] = { F_BUF, F_BUF2, F_OFF, F_LEN, F_ARG };
-	static const char *const fname[] = { "buf", "buf2", "off", "len", "arg" };
-	struct wsched_sqe bad;
-	unsigned int op, f;
-
-	for (op = 0; op <= WSCHED_OP_LAST; op++) {
-		for (f = 0; f < ARRAY_SIZE(fields); f++) {
-			if (op_fields[op] & fields[f])
-				continue;
-			sqe_valid(&bad, op);
-			switch (fields[f]) {
-			case F_BUF:
-				bad.buf = 1;
-				break;
-			case F_BUF2:
-				bad.buf2 = 1;
-				break;
-			case F_OFF:
-				bad.off = 1;
-				break;
-			case F_LEN:
-				bad.len = 1;
-				break;
-			case F_ARG:
-				bad.arg = 1;
-				break;
-			}
-			EXPECT_OK(refused_both(&self->r, &bad, EINVAL))
-				TH_LOG("op %s, field %s", op_names[op], fname[f]);
-		}
-	}
-}
-
 static int op_list(int fd, struct wsched_op_info *infos, __u32 *nr)
 {
 	struct wsched_op_list l;
@@ -1604,21 +1436,12 @@ TEST_F(ring, sqe_unknown_op)
 	}
 }
 
-TEST_F(ring, sqe_too_many_preds)
+/* Exactly WSCHED_MAX_PREDS is fine (node 1 of the graph below). */
+TEST_F(ring, sqe_max_preds)
 {
-	struct wsched_sqe bad, e[2];
+	struct wsched_sqe e[2];
 	struct wsched_cqe c[4];
 
-	/* preds all 0: valid numbers, only the count is wrong */
-	sqe_nop(&bad, 0);
-	bad.nr_preds = WSCHED_MAX_PREDS + 1;
-	bad.preds_ptr = (uintptr_t)self->preds;
-	EXPECT_OK(refused_mid(&self->r, &bad, E2BIG));
-	bad.nr_preds = 1000;
-	EXPECT_OK(refused_mid(&self->r, &bad, E2BIG));
-	bad.nr_preds = ~0U;
-	EXPECT_OK(refused_mid(&self->r, &bad, E2BIG));
-	/* Exactly WSCHED_MAX_PREDS is fine (node 1 of the graph below). */
 	sqe_nop(&e[0], UD(1, 0));
 	sqe_nop(&e[1], UD(1, 1));
 	e[1].nr_preds = WSCHED_MAX_PREDS;
@@ -1639,63 +1462,12 @@ static const char *refused_at2(struct ring *r, const struct wsched_sqe *bad, int
 	return refused(r, e, 3, 3, err);
 }
 
-TEST_F(ring, sqe_preds_inconsistent)
+/* Forward predecessors across entries of one call (the rest: sqe.*). */
+TEST_F(ring, sqe_forward_preds_in_graph)
 {
-	struct wsched_sqe bad;
-
-	self->preds[0] = 0;
-	self->preds[1] = 1;
-	/* nr_preds 1 with a preds_ptr (pred itself valid) */
-	sqe_nop(&bad, 0);
-	bad.nr_preds = 1;
-	bad.pred = 1;
-	bad.preds_ptr = (uintptr_t)self->preds;
-	EXPECT_OK(refused_at2(&self->r, &bad, EINVAL)) TH_LOG("nr 1, pred 1, preds_ptr");
-	bad.pred = 0;
-	EXPECT_OK(refused_at2(&self->r, &bad, EINVAL)) TH_LOG("nr 1, pred 0, preds_ptr");
-	/* nr_preds > 1 with a pred */
-	sqe_nop(&bad, 0);
-	bad.nr_preds = 2;
-	bad.pred = 1;
-	bad.preds_ptr = (uintptr_t)self->preds;
-	EXPECT_OK(refused_at2(&self->r, &bad, EINVAL)) TH_LOG("nr 2 with pred");
-	/* nr_preds > 1 without a preds_ptr */
-	sqe_nop(&bad, 0);
-	bad.nr_preds = 2;
-	EXPECT_OK(refused_at2(&self->r, &bad, EFAULT)) TH_LOG("nr 2, preds_ptr 0");
-	/* nr_preds 0 with a pred or a preds_ptr */
-	sqe_nop(&bad, 0);
-	bad.pred = 1;
-	EXPECT_OK(refused_at2(&self->r, &bad, EINVAL)) TH_LOG("nr 0 with pred");
-	sqe_nop(&bad, 0);
-	bad.preds_ptr = (uintptr_t)self->preds;
-	EXPECT_OK(refused_at2(&self->r, &bad, EINVAL)) TH_LOG("nr 0 with preds_ptr");
-}
-
-TEST_F(ring, sqe_self_and_forward_preds)
-{
-	struct wsched_sqe bad, e[3];
-	static const __u32 fwd[] = { 2, 3, 1000, 0x7fffffff, ~0U };
+	struct wsched_sqe e[3];
 	unsigned int i;
 
-	/* node 2: pred 2 (itself), or later ones */
-	sqe_nop(&bad, 0);
-	sqe_pred1(&bad, 2);
-	EXPECT_OK(refused_at2(&self->r, &bad, EINVAL)) TH_LOG("self");
-	for (i = 0; i < ARRAY_SIZE(fwd); i++) {
-		sqe_nop(&bad, 0);
-		sqe_pred1(&bad, fwd[i]);
-		EXPECT_OK(refused_at2(&self->r, &bad, EINVAL)) TH_LOG("pred %u", fwd[i]);
-		self->preds[0] = 0;
-		self->preds[1] = fwd[i];
-		sqe_nop(&bad, 0);
-		sqe_preds(&bad, self->preds, 2);
-		EXPECT_OK(refused_at2(&self->r, &bad, EINVAL)) TH_LOG("preds {0, %u}", fwd[i]);
-	}
-	/* node 0 waiting for itself */
-	sqe_nop(&bad, 0);
-	sqe_pred1(&bad, 0);
-	EXPECT_OK(refused_alone(&self->r, &bad, EINVAL)) TH_LOG("node 0 pred 0");
 	/* node 1 waiting for node 2, which exists later in the same graph */
 	sqe_nop(&e[0], UD(7, 0));
 	sqe_nop(&e[1], UD(7, 1));
@@ -1751,6 +1523,282 @@ TEST_F(ring, sqe_preds_fault)
 	bad.preds_ptr = (uintptr_t)p;
 	EXPECT_OK(refused_at2(&self->r, &bad, EFAULT)) TH_LOG("straddling");
 	munmap(m, pg);
+}
+
+/*
+ * Refused entries, one table: each variant breaks the valid entry
+ * (sqe_valid()) of each op it names, in one or more cases, each case a
+ * few fields set; refused() checks the errno, that the whole graph was
+ * consumed, that nothing ran or completed, and that a marker graph runs
+ * after it.  Where the bad entry stands: PLACE_BOTH (node 1 of three, and
+ * alone), PLACE_MID (node 1 of three), PLACE_AT2 (node 2 of three: preds
+ * 0 and 1 exist), PLACE_ALONE (node 0 of one).
+ */
+enum place { PLACE_BOTH, PLACE_MID, PLACE_AT2, PLACE_ALONE };
+
+/* More fields a case sets, beyond F_BUF..F_ARG. */
+#define F_FLAGS		0x20
+#define F_OP		0x40
+#define F_NR_PREDS	0x80
+#define F_PRED		0x100
+#define F_PREDS_ZERO	0x200	/* preds_ptr to the fixture's preds, all 0 */
+#define F_PREDS_01	0x400	/* preds_ptr to { 0, 1 } */
+#define F_PREDS_0_V	0x800	/* nr_preds 2, preds { 0, v } */
+#define F_VALID		0x1000	/* nothing: the valid entry as it is */
+
+#define BIT_OP(op)	(1U << (op))
+#define OPS_DATA	(BIT_OP(WSCHED_OP_MEMCPY) | BIT_OP(WSCHED_OP_MEMSET) | \
+			 BIT_OP(WSCHED_OP_MEMCMP) | BIT_OP(WSCHED_OP_CRC32C) | \
+			 BIT_OP(WSCHED_OP_XXHASH64) | BIT_OP(WSCHED_OP_SHA256))
+#define OPS_COPY	(BIT_OP(WSCHED_OP_MEMCPY) | BIT_OP(WSCHED_OP_MEMCMP))
+/* One range of len (sha256: the second holds the digest) */
+#define OPS_ONE_RANGE	(OPS_DATA & ~OPS_COPY)
+#define OPS_ALL		((1U << (WSCHED_OP_LAST + 1)) - 1)
+
+enum bufs { BUFS_REGISTERED, BUFS_NEVER, BUFS_UNREGISTERED };
+
+struct sqe_set {
+	unsigned int f;
+	__u64 v;
+};
+
+FIXTURE(sqe) {
+	FIXTURE_DATA(ring) d;
+};
+
+FIXTURE_VARIANT(sqe) {
+	__u32 ops;			/* BIT_OP() of each op broken */
+	unsigned int unused;		/* only ops that do not use this F_* */
+	struct sqe_set c[8][5];		/* cases; .f 0 ends a case and the list */
+	bool each_bit;			/* c[0][0].f = each bit outside its .v */
+	enum bufs bufs;
+	enum place place;
+	int err;
+};
+
+#define SQE(name, o, pl, e, ...)					\
+	FIXTURE_VARIANT_ADD(sqe, name) {				\
+		.ops = (o), .place = (pl), .err = (e),			\
+		.c = { __VA_ARGS__ },					\
+	}
+
+FIXTURE_VARIANT_ADD(sqe, unknown_flags) {
+	.ops = BIT_OP(WSCHED_OP_NOP), .place = PLACE_BOTH, .err = EINVAL,
+	.each_bit = true, .c = { { { F_FLAGS, WSCHED_SQE_FLAGS } } },
+};
+
+#define SQE_UNUSED(name, field)						\
+	FIXTURE_VARIANT_ADD(sqe, name) {				\
+		.ops = OPS_ALL, .unused = (field), .place = PLACE_BOTH,	\
+		.err = EINVAL, .c = { { { field, 1 } } },		\
+	}
+
+SQE_UNUSED(unused_buf_nonzero, F_BUF);
+SQE_UNUSED(unused_buf2_nonzero, F_BUF2);
+SQE_UNUSED(unused_off_nonzero, F_OFF);
+SQE_UNUSED(unused_len_nonzero, F_LEN);
+SQE_UNUSED(unused_arg_nonzero, F_ARG);
+
+/* preds all 0: valid numbers, only the count is wrong */
+SQE(too_many_preds, BIT_OP(WSCHED_OP_NOP), PLACE_MID, E2BIG,
+	{ { F_PREDS_ZERO }, { F_NR_PREDS, WSCHED_MAX_PREDS + 1 } },
+	{ { F_PREDS_ZERO }, { F_NR_PREDS, 1000 } },
+	{ { F_PREDS_ZERO }, { F_NR_PREDS, ~0U } });
+SQE(preds_inconsistent, BIT_OP(WSCHED_OP_NOP), PLACE_AT2, EINVAL,
+	/* nr_preds 1 with a preds_ptr (pred itself valid) */
+	{ { F_NR_PREDS, 1 }, { F_PRED, 1 }, { F_PREDS_01 } },
+	{ { F_NR_PREDS, 1 }, { F_PRED, 0 }, { F_PREDS_01 } },
+	/* nr_preds > 1 with a pred */
+	{ { F_NR_PREDS, 2 }, { F_PRED, 1 }, { F_PREDS_01 } },
+	/* nr_preds 0 with a pred or a preds_ptr */
+	{ { F_PRED, 1 } },
+	{ { F_PREDS_01 } });
+/* nr_preds > 1 without a preds_ptr */
+SQE(preds_ptr_missing, BIT_OP(WSCHED_OP_NOP), PLACE_AT2, EFAULT,
+	{ { F_NR_PREDS, 2 } });
+/* node 2: pred 2 (itself), or later ones */
+SQE(pred_self_or_forward, BIT_OP(WSCHED_OP_NOP), PLACE_AT2, EINVAL,
+	{ { F_NR_PREDS, 1 }, { F_PRED, 2 } },
+	{ { F_NR_PREDS, 1 }, { F_PRED, 3 } },
+	{ { F_NR_PREDS, 1 }, { F_PRED, 1000 } },
+	{ { F_NR_PREDS, 1 }, { F_PRED, 0x7fffffff } },
+	{ { F_NR_PREDS, 1 }, { F_PRED, ~0U } });
+SQE(preds_forward, BIT_OP(WSCHED_OP_NOP), PLACE_AT2, EINVAL,
+	{ { F_PREDS_0_V, 2 } }, { { F_PREDS_0_V, 3 } }, { { F_PREDS_0_V, 1000 } },
+	{ { F_PREDS_0_V, 0x7fffffff } }, { { F_PREDS_0_V, ~0U } });
+/* node 0 waiting for itself */
+SQE(first_node_pred_self, BIT_OP(WSCHED_OP_NOP), PLACE_ALONE, EINVAL,
+	{ { F_NR_PREDS, 1 }, { F_PRED, 0 } });
+
+FIXTURE_VARIANT_ADD(sqe, data_op_without_buffers) {
+	.ops = OPS_DATA, .bufs = BUFS_NEVER, .place = PLACE_BOTH,
+	.err = EINVAL, .c = { { { F_VALID } } },
+};
+FIXTURE_VARIANT_ADD(sqe, data_op_after_unregister) {
+	.ops = BIT_OP(WSCHED_OP_MEMSET), .bufs = BUFS_UNREGISTERED,
+	.place = PLACE_BOTH, .err = EINVAL, .c = { { { F_VALID } } },
+};
+
+SQE(bad_buffer_index, OPS_DATA, PLACE_BOTH, EINVAL,
+	{ { F_BUF, 3 } }, { { F_BUF, 4 } }, { { F_BUF, WSCHED_MAX_BUFS - 1 } },
+	{ { F_BUF, WSCHED_MAX_BUFS } }, { { F_BUF, 0x10000 } }, { { F_BUF, ~0U } });
+SQE(bad_buffer2_index, OPS_COPY | BIT_OP(WSCHED_OP_SHA256), PLACE_BOTH, EINVAL,
+	{ { F_BUF2, 3 } }, { { F_BUF2, 4 } }, { { F_BUF2, WSCHED_MAX_BUFS - 1 } },
+	{ { F_BUF2, WSCHED_MAX_BUFS } }, { { F_BUF2, 0x10000 } }, { { F_BUF2, ~0U } });
+
+/* first range: one byte too long, or starting at the end */
+SQE(range_too_long, OPS_ONE_RANGE, PLACE_BOTH, ERANGE,
+	{ { F_OFF, 0 }, { F_LEN, B0_LEN + 1 } });
+SQE(range_too_long_copy, OPS_COPY, PLACE_BOTH, ERANGE,
+	{ { F_OFF, 0 }, { F_LEN, B0_LEN + 1 }, { F_BUF2, 0 }, { F_ARG, 0 } });
+SQE(range_at_end, OPS_DATA, PLACE_BOTH, ERANGE,
+	{ { F_OFF, B0_LEN }, { F_LEN, 1 } });
+/* two bytes of the one-byte buffer */
+SQE(range_one_byte_buffer, OPS_ONE_RANGE, PLACE_BOTH, ERANGE,
+	{ { F_BUF, 2 }, { F_OFF, 0 }, { F_LEN, 2 } });
+SQE(range_one_byte_buffer_copy, OPS_COPY, PLACE_BOTH, ERANGE,
+	{ { F_BUF, 2 }, { F_OFF, 0 }, { F_LEN, 2 }, { F_BUF2, 0 }, { F_ARG, 0 } });
+/* second range (sqe_valid(): len 100 in buffer 1 of B1_LEN) */
+SQE(range2_too_far, OPS_COPY, PLACE_BOTH, ERANGE,
+	{ { F_ARG, B1_LEN - 100 + 1 } });
+SQE(range2_too_long, OPS_COPY, PLACE_BOTH, ERANGE,
+	{ { F_LEN, B1_LEN + 1 }, { F_BUF, 0 }, { F_ARG, 0 } });
+SQE(sha256_digest_outside, BIT_OP(WSCHED_OP_SHA256), PLACE_BOTH, ERANGE,
+	{ { F_ARG, B1_LEN - 31 } },			/* the digest does not fit */
+	{ { F_BUF2, 2 }, { F_ARG, 0 } });		/* into 1 byte */
+
+SQE(range_overflow, OPS_DATA, PLACE_BOTH, ERANGE,
+	{ { F_OFF, ~0ULL }, { F_LEN, 1 } },
+	{ { F_OFF, ~0ULL - 1 }, { F_LEN, 2 } },
+	{ { F_OFF, 1 }, { F_LEN, ~0ULL } },
+	{ { F_OFF, ~0ULL }, { F_LEN, ~0ULL } },
+	{ { F_OFF, 1ULL << 63 }, { F_LEN, 1ULL << 63 } },
+	{ { F_OFF, (1ULL << 63) + 16 }, { F_LEN, (1ULL << 63) - 8 } },
+	{ { F_OFF, 0x100000000ULL }, { F_LEN, 16 } });
+/* second range: arg + len overflows */
+SQE(range2_overflow, OPS_COPY, PLACE_BOTH, ERANGE,
+	{ { F_LEN, 16 }, { F_ARG, ~0ULL - 8 } });
+SQE(sha256_digest_overflow, BIT_OP(WSCHED_OP_SHA256), PLACE_BOTH, ERANGE,
+	{ { F_ARG, ~0ULL - 8 } });
+SQE(data_len_zero, OPS_DATA, PLACE_BOTH, EINVAL, { { F_LEN, 0 } });
+
+SQE(spin_arg, BIT_OP(WSCHED_OP_SPIN), PLACE_BOTH, EINVAL,
+	{ { F_ARG, WSCHED_SPIN_MAX + 1ULL } }, { { F_ARG, 1ULL << 32 } },
+	{ { F_ARG, ~0ULL } });
+SQE(fail_arg, BIT_OP(WSCHED_OP_FAIL), PLACE_BOTH, EINVAL,
+	{ { F_ARG, 0 } }, { { F_ARG, 4096 } }, { { F_ARG, 65536 } },
+	{ { F_ARG, 1ULL << 32 | 5 } }, { { F_ARG, ~0ULL } });
+SQE(memset_arg, BIT_OP(WSCHED_OP_MEMSET), PLACE_BOTH, EINVAL,
+	{ { F_ARG, 256 } }, { { F_ARG, 0x1ff } }, { { F_ARG, 1ULL << 32 } },
+	{ { F_ARG, ~0ULL } });
+
+FIXTURE_SETUP(sqe)
+{
+	ring_fixture(_metadata, &self->d, variant->bufs != BUFS_NEVER);
+	if (variant->bufs == BUFS_UNREGISTERED)
+		ASSERT_EQ(0, unreg_bufs(self->d.r.fd));
+}
+
+FIXTURE_TEARDOWN(sqe)
+{
+	ring_close(&self->d.r);
+	munmap(self->d.mem, BUFMEM);
+}
+
+static void sqe_set(struct wsched_sqe *e, __u32 *preds, unsigned int f, __u64 v)
+{
+	switch (f) {
+	case F_BUF:
+		e->buf = v;
+		break;
+	case F_BUF2:
+		e->buf2 = v;
+		break;
+	case F_OFF:
+		e->off = v;
+		break;
+	case F_LEN:
+		e->len = v;
+		break;
+	case F_ARG:
+		e->arg = v;
+		break;
+	case F_FLAGS:
+		e->flags = v;
+		break;
+	case F_OP:
+		e->op = v;
+		break;
+	case F_NR_PREDS:
+		e->nr_preds = v;
+		break;
+	case F_PRED:
+		e->pred = v;
+		break;
+	case F_PREDS_ZERO:
+		memset(preds, 0, (WSCHED_MAX_PREDS + 1) * sizeof(*preds));
+		e->preds_ptr = (uintptr_t)preds;
+		break;
+	case F_PREDS_01:
+		preds[0] = 0;
+		preds[1] = 1;
+		e->preds_ptr = (uintptr_t)preds;
+		break;
+	case F_PREDS_0_V:
+		preds[0] = 0;
+		preds[1] = v;
+		sqe_preds(e, preds, 2);
+		break;
+	}
+}
+
+static const char *refused_at(struct ring *r, const struct wsched_sqe *bad,
+			      enum place place, int err)
+{
+	switch (place) {
+	case PLACE_MID:
+		return refused_mid(r, bad, err);
+	case PLACE_AT2:
+		return refused_at2(r, bad, err);
+	case PLACE_ALONE:
+		return refused_alone(r, bad, err);
+	default:
+		return refused_both(r, bad, err);
+	}
+}
+
+TEST_F(sqe, refused)
+{
+	const struct sqe_set *c;
+	struct wsched_sqe bad;
+	unsigned int op, i, j, bit, tried = 0;
+
+	for (op = 0; op <= WSCHED_OP_LAST; op++) {
+		if (!(variant->ops & BIT_OP(op)) || op_fields[op] & variant->unused)
+			continue;
+		for (bit = 0; variant->each_bit && bit < 32; bit++) {
+			c = &variant->c[0][0];
+			if ((1ULL << bit) & c->v)
+				continue;
+			sqe_valid(&bad, op);
+			sqe_set(&bad, self->d.preds, c->f, 1ULL << bit);
+			EXPECT_OK(refused_at(&self->d.r, &bad, variant->place, variant->err))
+				TH_LOG("op %s bit %u", op_names[op], bit);
+			tried++;
+		}
+		for (i = 0; !variant->each_bit && i < ARRAY_SIZE(variant->c); i++) {
+			c = variant->c[i];
+			if (!c[0].f)
+				break;
+			sqe_valid(&bad, op);
+			for (j = 0; j < ARRAY_SIZE(variant->c[i]) && c[j].f; j++)
+				sqe_set(&bad, self->d.preds, c[j].f, c[j].v);
+			EXPECT_OK(refused_at(&self->d.r, &bad, variant->place, variant->err))
+				TH_LOG("op %s case %u", op_names[op], i);
+			tried++;
+		}
+	}
+	EXPECT_LT(0, tried);
 }
 
 /* A graph of @limit + 70 entries is refused, one of @limit runs. */
@@ -1811,175 +1859,6 @@ static void graph_too_big(struct __test_metadata *_metadata, struct ring *r,
 	tg_finish(t);
 	EXPECT_OK(run_ok(r, t, 240));
 	tg_free(t);
-}
-
-TEST_F(ctx, sqe_data_op_without_buffers)
-{
-	struct wsched_sqe bad;
-	unsigned int op;
-
-	for (op = WSCHED_OP_MEMCPY; op <= WSCHED_OP_LAST; op++) {
-		sqe_valid(&bad, op);
-		EXPECT_OK(refused_both(&self->r, &bad, EINVAL)) TH_LOG("op %s", op_names[op]);
-	}
-}
-
-TEST_F(ring, sqe_data_op_after_unregister)
-{
-	struct wsched_sqe bad;
-
-	ASSERT_EQ(0, unreg_bufs(self->r.fd));
-	sqe_valid(&bad, WSCHED_OP_MEMSET);
-	EXPECT_OK(refused_both(&self->r, &bad, EINVAL));
-}
-
-TEST_F(ring, sqe_bad_buffer_index)
-{
-	static const __u32 idx[] = { 3, 4, WSCHED_MAX_BUFS - 1, WSCHED_MAX_BUFS,
-				     0x10000, ~0U };
-	struct wsched_sqe bad;
-	unsigned int op, i;
-
-	for (op = WSCHED_OP_MEMCPY; op <= WSCHED_OP_LAST; op++) {
-		for (i = 0; i < ARRAY_SIZE(idx); i++) {
-			sqe_valid(&bad, op);
-			bad.buf = idx[i];
-			EXPECT_OK(refused_both(&self->r, &bad, EINVAL))
-				TH_LOG("op %s buf %u", op_names[op], idx[i]);
-			if (!(op_fields[op] & F_BUF2))
-				continue;
-			sqe_valid(&bad, op);
-			bad.buf2 = idx[i];
-			EXPECT_OK(refused_both(&self->r, &bad, EINVAL))
-				TH_LOG("op %s buf2 %u", op_names[op], idx[i]);
-		}
-	}
-}
-
-TEST_F(ring, sqe_range_outside_buffer)
-{
-	struct wsched_sqe bad;
-	unsigned int op;
-
-	for (op = WSCHED_OP_MEMCPY; op <= WSCHED_OP_LAST; op++) {
-		/* first range: one byte too long, or starting at the end */
-		sqe_valid(&bad, op);
-		bad.off = 0;
-		bad.len = B0_LEN + 1;
-		if (op_fields[op] & F_BUF2 && op != WSCHED_OP_SHA256) {
-			bad.buf2 = 0;
-			bad.arg = 0;
-		}
-		EXPECT_OK(refused_both(&self->r, &bad, ERANGE)) TH_LOG("op %s len", op_names[op]);
-		sqe_valid(&bad, op);
-		bad.off = B0_LEN;
-		bad.len = 1;
-		EXPECT_OK(refused_both(&self->r, &bad, ERANGE)) TH_LOG("op %s off", op_names[op]);
-		sqe_valid(&bad, op);
-		bad.buf = 2;		/* the one-byte buffer */
-		bad.off = 0;
-		bad.len = 2;
-		if (op_fields[op] & F_BUF2 && op != WSCHED_OP_SHA256) {
-			bad.buf2 = 0;
-			bad.arg = 0;
-		}
-		EXPECT_OK(refused_both(&self->r, &bad, ERANGE)) TH_LOG("op %s 1-byte buf", op_names[op]);
-		if (!(op_fields[op] & F_BUF2))
-			continue;
-		/* second range */
-		sqe_valid(&bad, op);
-		if (op == WSCHED_OP_SHA256) {
-			bad.arg = B1_LEN - 31;	/* the digest does not fit */
-			EXPECT_OK(refused_both(&self->r, &bad, ERANGE)) TH_LOG("sha256 digest");
-			sqe_valid(&bad, op);
-			bad.buf2 = 2;
-			bad.arg = 0;
-			EXPECT_OK(refused_both(&self->r, &bad, ERANGE)) TH_LOG("sha256 into 1 byte");
-			continue;
-		}
-		bad.arg = B1_LEN - bad.len + 1;
-		EXPECT_OK(refused_both(&self->r, &bad, ERANGE)) TH_LOG("op %s arg", op_names[op]);
-		sqe_valid(&bad, op);
-		bad.len = B1_LEN + 1;
-		bad.buf = 0;
-		bad.arg = 0;
-		EXPECT_OK(refused_both(&self->r, &bad, ERANGE)) TH_LOG("op %s len2", op_names[op]);
-	}
-}
-
-TEST_F(ring, sqe_range_overflow)
-{
-	static const struct { __u64 off, len; } c[] = {
-		{ ~0ULL, 1 }, { ~0ULL - 1, 2 }, { 1, ~0ULL }, { ~0ULL, ~0ULL },
-		{ 1ULL << 63, 1ULL << 63 }, { (1ULL << 63) + 16, (1ULL << 63) - 8 },
-		{ 0x100000000ULL, 16 },
-	};
-	struct wsched_sqe bad;
-	unsigned int op, i;
-
-	for (op = WSCHED_OP_MEMCPY; op <= WSCHED_OP_LAST; op++) {
-		for (i = 0; i < ARRAY_SIZE(c); i++) {
-			sqe_valid(&bad, op);
-			bad.off = c[i].off;
-			bad.len = c[i].len;
-			EXPECT_OK(refused_both(&self->r, &bad, ERANGE))
-				TH_LOG("op %s off %#llx len %#llx", op_names[op],
-				       (unsigned long long)c[i].off,
-				       (unsigned long long)c[i].len);
-			if (!(op_fields[op] & F_BUF2) || op == WSCHED_OP_SHA256)
-				continue;
-			/* second range: arg + len overflows */
-			sqe_valid(&bad, op);
-			bad.len = 16;
-			bad.arg = ~0ULL - 8;
-			EXPECT_OK(refused_both(&self->r, &bad, ERANGE))
-				TH_LOG("op %s arg %#llx", op_names[op],
-				       (unsigned long long)bad.arg);
-		}
-		if (op == WSCHED_OP_SHA256) {
-			sqe_valid(&bad, op);
-			bad.arg = ~0ULL - 8;
-			EXPECT_OK(refused_both(&self->r, &bad, ERANGE)) TH_LOG("sha256 arg overflow");
-		}
-	}
-}
-
-TEST_F(ring, sqe_data_len_zero)
-{
-	struct wsched_sqe bad;
-	unsigned int op;
-
-	for (op = WSCHED_OP_MEMCPY; op <= WSCHED_OP_LAST; op++) {
-		sqe_valid(&bad, op);
-		bad.len = 0;
-		EXPECT_OK(refused_both(&self->r, &bad, EINVAL)) TH_LOG("op %s", op_names[op]);
-	}
-}
-
-TEST_F(ring, sqe_scalar_args)
-{
-	static const __u64 spin[] = { WSCHED_SPIN_MAX + 1ULL, 1ULL << 32, ~0ULL };
-	static const __u64 fail[] = { 0, 4096, 65536, 1ULL << 32 | 5, ~0ULL };
-	static const __u64 mset[] = { 256, 0x1ff, 1ULL << 32, ~0ULL };
-	struct wsched_sqe bad;
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(spin); i++) {
-		sqe_op(&bad, WSCHED_OP_SPIN, spin[i], 0);
-		EXPECT_OK(refused_both(&self->r, &bad, EINVAL)) TH_LOG("spin %#llx",
-				(unsigned long long)spin[i]);
-	}
-	for (i = 0; i < ARRAY_SIZE(fail); i++) {
-		sqe_op(&bad, WSCHED_OP_FAIL, fail[i], 0);
-		EXPECT_OK(refused_both(&self->r, &bad, EINVAL)) TH_LOG("fail %#llx",
-				(unsigned long long)fail[i]);
-	}
-	for (i = 0; i < ARRAY_SIZE(mset); i++) {
-		sqe_valid(&bad, WSCHED_OP_MEMSET);
-		bad.arg = mset[i];
-		EXPECT_OK(refused_both(&self->r, &bad, EINVAL)) TH_LOG("memset %#llx",
-				(unsigned long long)mset[i]);
-	}
 }
 
 /* ---------------------------------------------------------------------
@@ -2193,9 +2072,19 @@ FIXTURE(reg) {
 	struct wsched_buf b[WSCHED_MAX_BUFS + 1];
 };
 
-FIXTURE_SETUP(reg)
+/* Buffer i: 64 bytes at mem + i % 4096. */
+static void reg_bufs_init(FIXTURE_DATA(reg) *self)
 {
 	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(self->b); i++) {
+		self->b[i].addr = (uintptr_t)self->mem + i % 4096;
+		self->b[i].len = 64;
+	}
+}
+
+static void reg_fixture(struct __test_metadata *_metadata, FIXTURE_DATA(reg) *self)
+{
 	int ret = ring_open(&self->r, 16, 0, 0);
 
 	ASSERT_EQ(0, ret) TH_LOG("open+setup %s: %s", DEV_PATH, strerror(-ret));
@@ -2204,10 +2093,12 @@ FIXTURE_SETUP(reg)
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->mem);
 	memset(self->mem, 1, self->len);
-	for (i = 0; i < ARRAY_SIZE(self->b); i++) {
-		self->b[i].addr = (uintptr_t)self->mem + i % 4096;
-		self->b[i].len = 64;
-	}
+	reg_bufs_init(self);
+}
+
+FIXTURE_SETUP(reg)
+{
+	reg_fixture(_metadata, self);
 }
 
 FIXTURE_TEARDOWN(reg)
@@ -2216,84 +2107,140 @@ FIXTURE_TEARDOWN(reg)
 	munmap(self->mem, self->len);
 }
 
-TEST_F(reg, bad_struct)
+TEST_F(reg, struct_fault)
 {
 	struct wsched_buf_reg reg;
-	unsigned int i;
 
-	reg_init(&reg, self->b, 1);
-	reg.size = sizeof(reg) - 8;
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("size");
-	reg.size = sizeof(reg) + 8;
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("size");
-	reg.size = 0;
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("size");
-	for (i = 0; i < 32; i++) {
-		reg_init(&reg, self->b, 1);
-		reg.flags = 1U << i;
-		EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("flag bit %u", i);
-	}
-	reg_init(&reg, self->b, 1);
-	reg.resv0 = 1;
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("resv0");
-	for (i = 0; i < 2; i++) {
-		reg_init(&reg, self->b, 1);
-		reg.resv[i] = 1;
-		EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("resv[%u]", i);
-	}
 	EXPECT_EQ(-EFAULT, xioctl(self->r.fd, WSCHED_IOC_REGISTER_BUFFERS, (void *)8));
 	/* Then a valid one works. */
 	reg_init(&reg, self->b, 1);
 	EXPECT_EQ(0, xioctl(self->r.fd, WSCHED_IOC_REGISTER_BUFFERS, &reg));
 }
 
-TEST_F(reg, bad_nr)
+/* WSCHED_MAX_BUFS buffers are fine. */
+TEST_F(reg, max_nr)
 {
 	struct wsched_buf_reg reg;
 
-	reg_init(&reg, self->b, 0);
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("nr 0");
-	reg_init(&reg, self->b, WSCHED_MAX_BUFS + 1);
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("nr max + 1");
-	reg_init(&reg, self->b, ~0U);
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("nr ~0");
-	/* WSCHED_MAX_BUFS is fine. */
 	reg_init(&reg, self->b, WSCHED_MAX_BUFS);
 	EXPECT_EQ(0, xioctl(self->r.fd, WSCHED_IOC_REGISTER_BUFFERS, &reg));
 	EXPECT_EQ(0, unreg_bufs(self->r.fd));
 }
 
-TEST_F(reg, bad_len)
+/*
+ * Refused registrations, one table: each case sets fields of a valid
+ * REGISTER_BUFFERS (.nr buffers of 64 bytes); reg_refused() checks the
+ * errno, that VmLck did not move and that nothing is registered.
+ */
+enum reg_field { R_SIZE = 1, R_FLAGS, R_RESV0, R_RESV, R_NR, R_LEN, R_ADDR };
+
+struct reg_set {
+	enum reg_field f;
+	unsigned int i;		/* R_RESV: which; R_LEN, R_ADDR: which buffer */
+	__u64 v;
+};
+
+FIXTURE(reg_bad) {
+	FIXTURE_DATA(reg) d;
+};
+
+FIXTURE_VARIANT(reg_bad) {
+	__u32 nr;			/* buffers in a valid registration */
+	struct reg_set c[4][2];		/* cases; .f 0 ends a case and the list */
+	bool each_bit;			/* c[0][0].f = each bit outside its .v */
+	int err;
+};
+
+#define REG_BAD(name, n, e, ...)					\
+	FIXTURE_VARIANT_ADD(reg_bad, name) {				\
+		.nr = (n), .err = (e), .c = { __VA_ARGS__ },		\
+	}
+
+REG_BAD(size, 1, EINVAL, { { R_SIZE, 0, sizeof(struct wsched_buf_reg) - 8 } },
+	{ { R_SIZE, 0, sizeof(struct wsched_buf_reg) + 8 } }, { { R_SIZE, 0, 0 } });
+FIXTURE_VARIANT_ADD(reg_bad, flags) {
+	.nr = 1, .err = EINVAL, .c = { { { R_FLAGS, 0, 0 } } }, .each_bit = true,
+};
+REG_BAD(resv_nonzero, 1, EINVAL, { { R_RESV0, 0, 1 } }, { { R_RESV, 0, 1 } },
+	{ { R_RESV, 1, 1 } });
+REG_BAD(nr, 1, EINVAL, { { R_NR, 0, 0 } }, { { R_NR, 0, WSCHED_MAX_BUFS + 1 } },
+	{ { R_NR, 0, ~0U } });
+/* the bad buffer first, in the middle, last */
+REG_BAD(len_zero, 5, EINVAL, { { R_LEN, 0, 0 } }, { { R_LEN, 2, 0 } },
+	{ { R_LEN, 4, 0 } });
+REG_BAD(len_too_big, 5, EINVAL, { { R_LEN, 0, WSCHED_BUF_MAX_LEN + 1 } },
+	{ { R_LEN, 2, WSCHED_BUF_MAX_LEN + 1 } },
+	{ { R_LEN, 4, WSCHED_BUF_MAX_LEN + 1 } });
+REG_BAD(len_all_ones, 5, EINVAL, { { R_LEN, 0, ~0ULL } }, { { R_LEN, 2, ~0ULL } },
+	{ { R_LEN, 4, ~0ULL } });
+REG_BAD(addr_overflow, 2, EINVAL,
+	{ { R_ADDR, 1, ~0ULL - 100 }, { R_LEN, 1, 4096 } },
+	{ { R_ADDR, 1, ~0ULL }, { R_LEN, 1, 2 } });
+
+FIXTURE_SETUP(reg_bad)
 {
-	struct wsched_buf_reg reg;
-	unsigned int i;
+	reg_fixture(_metadata, &self->d);
+}
 
-	for (i = 0; i < 3; i++) {
-		/* the bad buffer first, in the middle, last */
-		unsigned int at = i == 0 ? 0 : i == 1 ? 2 : 4;
+FIXTURE_TEARDOWN(reg_bad)
+{
+	ring_close(&self->d.r);
+	munmap(self->d.mem, self->d.len);
+}
 
-		self->b[at].len = 0;
-		reg_init(&reg, self->b, 5);
-		EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("len 0 at %u", at);
-		self->b[at].len = WSCHED_BUF_MAX_LEN + 1;
-		EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("len max+1 at %u", at);
-		self->b[at].len = ~0ULL;
-		EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL)) TH_LOG("len ~0 at %u", at);
-		self->b[at].len = 64;
+static void reg_set(FIXTURE_DATA(reg) *d, struct wsched_buf_reg *reg,
+		    const struct reg_set *c, __u64 v)
+{
+	switch (c->f) {
+	case R_SIZE:
+		reg->size = v;
+		break;
+	case R_FLAGS:
+		reg->flags = v;
+		break;
+	case R_RESV0:
+		reg->resv0 = v;
+		break;
+	case R_RESV:
+		reg->resv[c->i] = v;
+		break;
+	case R_NR:
+		reg->nr = v;
+		break;
+	case R_LEN:
+		d->b[c->i].len = v;
+		break;
+	case R_ADDR:
+		d->b[c->i].addr = v;
+		break;
 	}
 }
 
-TEST_F(reg, addr_overflow)
+TEST_F(reg_bad, refused)
 {
+	const struct reg_set *c;
 	struct wsched_buf_reg reg;
+	unsigned int i, j, bit;
 
-	self->b[1].addr = ~0ULL - 100;
-	self->b[1].len = 4096;
-	reg_init(&reg, self->b, 2);
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL));
-	self->b[1].addr = ~0ULL;
-	self->b[1].len = 2;
-	EXPECT_OK(reg_refused(self->r.fd, &reg, EINVAL));
+	for (bit = 0; variant->each_bit && bit < 32; bit++) {
+		c = &variant->c[0][0];
+		if ((1ULL << bit) & c->v)
+			continue;
+		reg_bufs_init(&self->d);
+		reg_init(&reg, self->d.b, variant->nr);
+		reg_set(&self->d, &reg, c, 1ULL << bit);
+		EXPECT_OK(reg_refused(self->d.r.fd, &reg, variant->err)) TH_LOG("bit %u", bit);
+	}
+	for (i = 0; !variant->each_bit && i < ARRAY_SIZE(variant->c); i++) {
+		c = variant->c[i];
+		if (!c[0].f)
+			break;
+		reg_bufs_init(&self->d);
+		reg_init(&reg, self->d.b, variant->nr);
+		for (j = 0; j < ARRAY_SIZE(variant->c[i]) && c[j].f; j++)
+			reg_set(&self->d, &reg, &c[j], c[j].v);
+		EXPECT_OK(reg_refused(self->d.r.fd, &reg, variant->err)) TH_LOG("case %u", i);
+	}
 }
 
 TEST_F(reg, bad_addr)
@@ -3752,14 +3699,14 @@ TEST_F_TIMEOUT(data, data_ops, 300)
 		EXPECT_EQ(0, memcmp(self->dst + doff, self->src + soff, len))
 			TH_LOG("memcpy, len %llu doff %llu soff %llu", (unsigned long long)len,
 			       (unsigned long long)doff, (unsigned long long)soff);
-		EXPECT_EQ(ref_crc32c(crc_seed, self->src + soff, len), t->value[4])
+		EXPECT_EQ(wsched_crc32c_sw(crc_seed, self->src + soff, len), t->value[4])
 			TH_LOG("crc32c len %llu seed %#x", (unsigned long long)len, crc_seed);
-		EXPECT_EQ(ref_crc32c(~0U, self->src + soff, len), t->value[7])
+		EXPECT_EQ(wsched_crc32c_sw(~0U, self->src + soff, len), t->value[7])
 			TH_LOG("crc32c of the copy, len %llu", (unsigned long long)len);
-		EXPECT_EQ(ref_xxh64(self->src + soff, len, seed), t->value[5])
+		EXPECT_EQ(wsched_xxhash64_sw(self->src + soff, len, seed), t->value[5])
 			TH_LOG("xxhash64 len %llu seed %#llx", (unsigned long long)len,
 			       (unsigned long long)seed);
-		ref_sha256(self->src + soff, len, d);
+		wsched_sha256_sw(self->src + soff, len, d);
 		EXPECT_EQ(0, memcmp(d, self->dig + goff, 32))
 			TH_LOG("sha256 len %llu", (unsigned long long)len);
 		if (doff)

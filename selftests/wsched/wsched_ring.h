@@ -96,7 +96,8 @@ static inline unsigned long long nodes_run(int fd)
 	return p.nodes_run;
 }
 
-static __u64 rnd_state;
+/* Per thread: each thread seeds its own sequence. */
+static __thread __u64 rnd_state;
 
 static inline __u32 rnd(void)
 {
@@ -173,24 +174,15 @@ static inline void setup_init(struct wsched_setup *s, __u32 sq, __u32 cq, __u32 
 	s->cq_entries = cq;
 }
 
-/* SETUP an open file and map its rings; 0 or -errno. */
-static inline int ring_setup_fd(struct ring *r, int fd, __u32 sq, __u32 cq, __u32 flags)
+/* Map the rings of a file set up with @r->s (SETUP filled it); 0 or -errno. */
+static inline int ring_map(struct ring *r)
 {
-	int ret;
-
-	memset(r, 0, sizeof(*r));
-	r->fd = fd;
-	r->sqm = r->cqm = MAP_FAILED;
-	setup_init(&r->s, sq, cq, flags);
-	ret = xioctl(fd, WSCHED_IOC_SETUP, &r->s);
-	if (ret)
-		return ret;
 	r->sqm = mmap(NULL, r->s.sq_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      fd, WSCHED_OFF_SQ_RING);
+		      r->fd, WSCHED_OFF_SQ_RING);
 	if (r->sqm == MAP_FAILED)
 		return -errno;
 	r->cqm = mmap(NULL, r->s.cq_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      fd, WSCHED_OFF_CQ_RING);
+		      r->fd, WSCHED_OFF_CQ_RING);
 	if (r->cqm == MAP_FAILED)
 		return -errno;
 	r->sq_head = (__u32 *)((char *)r->sqm + r->s.sq_off.head);
@@ -206,6 +198,25 @@ static inline int ring_setup_fd(struct ring *r, int fd, __u32 sq, __u32 cq, __u3
 	r->cqes = (struct wsched_cqe *)((char *)r->cqm + r->s.cq_off.entries);
 	r->tail = load_acq(r->sq_tail);
 	return 0;
+}
+
+/* Start @r on the open file @fd, set up nothing, mapped nothing. */
+static inline void ring_init(struct ring *r, int fd, __u32 sq, __u32 cq, __u32 flags)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->sqm = r->cqm = MAP_FAILED;
+	setup_init(&r->s, sq, cq, flags);
+}
+
+/* SETUP an open file and map its rings; 0 or -errno. */
+static inline int ring_setup_fd(struct ring *r, int fd, __u32 sq, __u32 cq, __u32 flags)
+{
+	int ret;
+
+	ring_init(r, fd, sq, cq, flags);
+	ret = xioctl(fd, WSCHED_IOC_SETUP, &r->s);
+	return ret ? ret : ring_map(r);
 }
 
 static inline int ring_open(struct ring *r, __u32 sq, __u32 cq, __u32 flags)
