@@ -65,6 +65,70 @@ not ok $ncheck $1${3:+ # $3}"
 	fi
 }
 
+skip() {	# skip <name> <reason>
+	ncheck=$((ncheck + 1))
+	checks="$checks
+ok $ncheck $1 # SKIP $2"
+}
+
+# Suspend while a process submits work (wsched_pm_test.ko): with
+# /sys/power/pm_test at "freezer" the kernel freezes every task, waits
+# 5 s and thaws, so QEMU needs no wake-up source.  The process's batches
+# must all complete and suspend must succeed (the pools keep running
+# until processes are frozen); a non-freezable kernel thread's batch
+# must have waited out the freeze (the pools do stop).  Needs
+# CONFIG_PM_DEBUG for pm_test.
+run_suspend_test() {
+	if [ ! -f /lib/wsched/wsched_pm_test.ko ]; then
+		check suspend_module 1 "wsched_pm_test.ko missing"
+		return
+	fi
+	if [ ! -w /sys/power/pm_test ]; then
+		skip suspend_submit "no /sys/power/pm_test (CONFIG_PM_DEBUG)"
+		return
+	fi
+	insmod /lib/wsched/wsched_pm_test.ko
+	r=$?
+	check insmod_pm_test $r "insmod wsched_pm_test.ko failed"
+	[ $r -eq 0 ] || return
+	d=/sys/kernel/debug/wsched_pm_test
+	rm -f /tmp/pm_stop /tmp/pm_err
+	(
+		while [ ! -e /tmp/pm_stop ]; do
+			echo 1 >$d/submit || echo "submit: $?" >>/tmp/pm_err
+		done
+	) &
+	pid=$!
+	sleep 1
+	state=freeze
+	grep -qw mem /sys/power/state && state=mem
+	echo freezer >/sys/power/pm_test
+	ok=0
+	for i in 1 2 3; do
+		say "suspend $i ($state, pm_test freezer) while submitting"
+		echo $state >/sys/power/state || ok=1
+		sleep 1
+	done
+	echo none >/sys/power/pm_test
+	check suspend_while_submitting $ok "echo $state >/sys/power/state failed"
+	dmesg | grep -q 'Freezing of tasks failed'
+	[ $? -ne 0 ]
+	check suspend_freezes_tasks $? "the freezer could not freeze every task"
+	touch /tmp/pm_stop
+	wait $pid
+	[ ! -s /tmp/pm_err ]
+	check suspend_submits_succeed $? "$(head -3 /tmp/pm_err 2>/dev/null)"
+	stats=$(cat $d/stats)
+	say "wsched_pm_test: $stats"
+	echo "$stats" | grep -q 'failures=0 '
+	check suspend_no_lost_task $? "$stats"
+	wait_ms=$(echo "$stats" | sed -n 's/.*max_wait_ms=\([0-9]*\).*/\1/p')
+	[ "${wait_ms:-0}" -ge 3000 ]
+	check suspend_pools_frozen $? "no batch waited out the freeze: $stats"
+	rmmod wsched_pm_test
+	check rmmod_pm_test $? "rmmod wsched_pm_test failed"
+}
+
 # Unload check, kmemleak scan, the rig checks, the final marker, power off.
 finish() {
 	grep -q '^wsched' /proc/modules
@@ -278,6 +342,7 @@ else
 fi
 
 [ $rc -eq 0 ] && run_torture
+[ $rc -eq 0 ] && run_suspend_test
 
 if grep -q '^wsched_test ' /proc/modules; then
 	rmmod wsched_test
