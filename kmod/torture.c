@@ -293,7 +293,7 @@ static void tt_check_preds(struct tt_task *t)
 		 */
 		if ((state != TT_RAN && state != TT_CANCELLED) ||
 		    !READ_ONCE(p->done) || p->seq >= t->seq)
-			tt_fail("dag task %u before predecessor %u ended (%s, done %d, seq %u >= %u)",
+			tt_fail("dag task %u before pred %u ended (%s, done %d, seq %u >= %u)",
 				t->idx, p->idx, tt_state_name(state),
 				READ_ONCE(p->done), p->seq, t->seq);
 	}
