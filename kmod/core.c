@@ -1353,10 +1353,14 @@ static int ws_worker_wait(struct ws_worker *worker, struct ws_group *group,
 		/*
 		 * A thread that joined does not count as stuck, so no
 		 * compensation thread comes for mail while it waits: take
-		 * mail now that a woken target had its chance to (a CPU
-		 * slot's steal already looked).
+		 * mail if a thread is stuck (its own mail is then what it
+		 * may not read), so as not to take it from a target that
+		 * was woken for it (a CPU slot's steal already looked).
+		 * Unordered: a stuck thread naps a tick at a time and is
+		 * counted while it naps, so a later round sees it.
 		 */
-		if (worker->cpu >= worker->pool->nr_cpus) {
+		if (worker->cpu >= worker->pool->nr_cpus &&
+		    atomic_read(&worker->pool->nr_stuck)) {
 			task = ws_take_any_mail(worker->pool);
 			if (task)
 				continue;
