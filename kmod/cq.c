@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/freezer.h>
 #include <linux/hrtimer.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
@@ -96,6 +97,12 @@ void wsd_post(struct wsd_ctx *ctx, struct wsd_slot *slot)
 	spin_lock(&ctx->cq_lock);
 	if (likely(list_empty(&ctx->held) && wsd_cq_room(ctx))) {
 		wsd_cq_write(ctx, &slot->cqe);
+	} else if (READ_ONCE(ctx->closing)) {
+		/*
+		 * Released: nobody reads the CQ again, and wsd_ctx_release()
+		 * has dropped the held list under this lock after it set
+		 * closing, so a slot held now would keep its graph forever.
+		 */
 	} else {
 		refcount_inc(&slot->graph->refs);
 		list_add_tail(&slot->link, &ctx->held);
@@ -256,13 +263,19 @@ long wsd_getevents(struct wsd_ctx *ctx, u32 min_complete, u64 timeout_ns)
 		 * wq_has_sleeper() in wsd_wake(): either the poster sees us
 		 * queued, or we see its completion below.
 		 */
-		prepare_to_wait(&ctx->cq_wait, &w.wqe, TASK_INTERRUPTIBLE);
+		/* TASK_FREEZABLE: frozen in this sleep at suspend; no lock held. */
+		prepare_to_wait(&ctx->cq_wait, &w.wqe,
+				TASK_INTERRUPTIBLE | TASK_FREEZABLE);
 		if (wsd_cq_events_hint(ctx) >= min_complete) {
 			finish_wait(&ctx->cq_wait, &w.wqe);
 			continue;
 		}
-		/* Entries were consumed already: do not restart the call. */
 		if (signal_pending(current)) {
+			finish_wait(&ctx->cq_wait, &w.wqe);
+			/* The freezer's wake-up is not a signal: freeze, go on. */
+			if (try_to_freeze())
+				continue;
+			/* Entries were consumed already: do not restart. */
 			ret = -EINTR;
 			break;
 		}

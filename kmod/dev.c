@@ -16,6 +16,7 @@
 
 #include <linux/atomic.h>
 #include <linux/compat.h>
+#include <linux/freezer.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -192,6 +193,34 @@ static bool wsd_sync_finished(void *arg)
 	return smp_load_acquire(&graph->finished);
 }
 
+/*
+ * Wait for a synchronous graph.  A signal cancels what has not started
+ * (the graph still finishes: running nodes complete, the others post
+ * -ECANCELED) and gives -EINTR; the freezer's wake-up at suspend is not a
+ * signal: the caller freezes and goes on waiting.
+ */
+static int wsd_sync_wait(struct wsd_graph *graph)
+{
+	for (;;) {
+		/*
+		 * Pairs with wake_up_var() after the release in
+		 * wsd_graph_done().  TASK_FREEZABLE: the freezer may freeze
+		 * us in this sleep; we hold no lock.
+		 */
+		if (!___wait_var_event(&graph->finished,
+				       wsd_sync_finished(graph),
+				       (TASK_INTERRUPTIBLE | TASK_FREEZABLE), 0, 0,
+				       schedule()))
+			return 0;
+		if (!try_to_freeze())
+			break;
+	}
+	/* Read by nodes as they start. */
+	WRITE_ONCE(graph->aborted, true);
+	wait_var_event(&graph->finished, wsd_sync_finished(graph));
+	return -EINTR;
+}
+
 static int wsd_copy_results(const struct wsd_graph *graph, u64 uptr)
 {
 	struct wsched_result *res;
@@ -277,14 +306,7 @@ long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg)
 	}
 
 	wsd_graph_launch(graph, true, wsd_sync_finished, graph);
-	/* Pairs with wake_up_var() after the release in wsd_graph_done(). */
-	if (wait_var_event_interruptible(&graph->finished,
-					 wsd_sync_finished(graph))) {
-		/* Read by nodes as they start. */
-		WRITE_ONCE(graph->aborted, true);
-		ret = -EINTR;
-		wait_var_event(&graph->finished, wsd_sync_finished(graph));
-	}
+	ret = wsd_sync_wait(graph);
 	/* Results are written even when interrupted. */
 	ret2 = wsd_copy_results(graph, ug.results_ptr);
 	if (!ret)

@@ -8,8 +8,10 @@
  *
  * Built-in operations are static and live as long as the module, so
  * looking one up needs no lock and no reference.  Registered operations
- * sit in a table of WSCHED_OP_DYNAMIC_MAX slots under wsd_ops_lock; slot i
- * is operation number WSCHED_OP_DYNAMIC + i.  A node that uses a
+ * sit in a table of WSCHED_OP_DYNAMIC_MAX slots under wsd_ops_lock; the
+ * number of the operation in slot i is WSCHED_OP_DYNAMIC + i plus a
+ * multiple of WSCHED_OP_DYNAMIC_MAX that changes with every registration
+ * in the slot.  A node that uses a
  * registered operation holds a reference from its submission to its end
  * (wsd_op_get(), wsd_op_put()): one on the op's users count, which
  * ws_op_unregister() waits to drain, and one on the owner module.
@@ -98,8 +100,24 @@ static const struct ws_op wsd_builtin_ops[] = {
 
 /* Serialises the table: registration, removal, lookups. */
 static DEFINE_MUTEX(wsd_ops_lock);
-/* Slot i holds operation WSCHED_OP_DYNAMIC + i, or NULL. */
+/*
+ * Slot i holds a registered operation, or NULL.  Its number is
+ * WSCHED_OP_DYNAMIC + i + WSCHED_OP_DYNAMIC_MAX * generation, where the
+ * slot's generation grows with every registration in it: a number that
+ * user space kept across an unregister never names the next operation of
+ * the slot.
+ */
 static struct ws_op *wsd_dyn_ops[WSCHED_OP_DYNAMIC_MAX];
+static u32 wsd_dyn_gen[WSCHED_OP_DYNAMIC_MAX];
+
+/* Generations wrap before the number leaves the u32 range. */
+#define WSD_OP_GENS	((U32_MAX - WSCHED_OP_DYNAMIC) / WSCHED_OP_DYNAMIC_MAX)
+
+/* The slot of a registered operation's number (not checked). */
+static u32 wsd_op_slot(u32 id)
+{
+	return (id - WSCHED_OP_DYNAMIC) % WSCHED_OP_DYNAMIC_MAX;
+}
 
 static bool wsd_op_builtin(const struct ws_op *op)
 {
@@ -160,8 +178,9 @@ static void wsd_op_info(const struct ws_op *op, struct wsched_op_info *info)
  * @op: the operation: @op->name, @op->owner, @op->flags,
  *	@op->range2_len, @op->check and @op->run set, the rest zero
  *
- * Gives @op the next free number from WSCHED_OP_DYNAMIC up, in @op->id;
- * user space finds it by name with WSCHED_IOC_OP_LOOKUP.  @op must stay
+ * Gives @op a number from WSCHED_OP_DYNAMIC up, in @op->id, that no
+ * operation registered earlier had in its slot (a stale number names
+ * nothing); user space finds it by name with WSCHED_IOC_OP_LOOKUP.  @op must stay
  * valid, and unchanged, until ws_op_unregister(@op) returns.
  *
  * Context: process context, may sleep.
@@ -198,7 +217,9 @@ int ws_op_register(struct ws_op *op)
 		goto out;
 	}
 	atomic_set(&op->users, 0);
-	op->id = WSCHED_OP_DYNAMIC + slot;
+	wsd_dyn_gen[slot] = (wsd_dyn_gen[slot] + 1) % WSD_OP_GENS;
+	op->id = WSCHED_OP_DYNAMIC + slot +
+		 WSCHED_OP_DYNAMIC_MAX * wsd_dyn_gen[slot];
 	wsd_dyn_ops[slot] = op;
 out:
 	mutex_unlock(&wsd_ops_lock);
@@ -222,11 +243,10 @@ EXPORT_SYMBOL_GPL(ws_op_register);
  */
 void ws_op_unregister(struct ws_op *op)
 {
-	u32 slot = op->id - WSCHED_OP_DYNAMIC;
+	u32 slot = wsd_op_slot(op->id);
 
 	mutex_lock(&wsd_ops_lock);
-	if (WARN_ON(slot >= ARRAY_SIZE(wsd_dyn_ops) ||
-		    wsd_dyn_ops[slot] != op)) {
+	if (WARN_ON(op->id < WSCHED_OP_DYNAMIC || wsd_dyn_ops[slot] != op)) {
 		mutex_unlock(&wsd_ops_lock);
 		return;
 	}
@@ -263,13 +283,13 @@ const struct ws_op *wsd_op_get(u32 id)
 	if (id < ARRAY_SIZE(wsd_builtin_ops))
 		return &wsd_builtin_ops[array_index_nospec(id,
 						ARRAY_SIZE(wsd_builtin_ops))];
-	slot = id - WSCHED_OP_DYNAMIC;
-	if (id < WSCHED_OP_DYNAMIC || slot >= ARRAY_SIZE(wsd_dyn_ops))
+	if (id < WSCHED_OP_DYNAMIC)
 		return NULL;
-	slot = array_index_nospec(slot, ARRAY_SIZE(wsd_dyn_ops));
+	slot = array_index_nospec(wsd_op_slot(id), ARRAY_SIZE(wsd_dyn_ops));
 	mutex_lock(&wsd_ops_lock);
 	op = wsd_dyn_ops[slot];
-	if (op && try_module_get(op->owner))
+	/* A number of an earlier generation names nothing. */
+	if (op && op->id == id && try_module_get(op->owner))
 		atomic_inc(&op->users);	/* read by ws_op_unregister() */
 	else
 		op = NULL;

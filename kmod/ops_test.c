@@ -650,7 +650,7 @@ static void ops_register(struct kunit *test)
 	struct ws_op *op = kunit_kzalloc(test, sizeof(*op), GFP_KERNEL);
 	const struct ws_op *got;
 	u8 data[] = { 0x01, 0x02, 0x04, 0x80, 0xff };
-	u32 before, n, i;
+	u32 before, n, i, stale;
 	int refs;
 	u64 v;
 
@@ -664,8 +664,6 @@ static void ops_register(struct kunit *test)
 	ot_op_init(op, "test.xor8");
 	KUNIT_ASSERT_EQ(test, ot_register(test, op), 0);
 	KUNIT_EXPECT_GE(test, op->id, WSCHED_OP_DYNAMIC);
-	KUNIT_EXPECT_LT(test, op->id,
-			WSCHED_OP_DYNAMIC + WSCHED_OP_DYNAMIC_MAX);
 
 	memset(&info, 0xff, sizeof(info));
 	KUNIT_ASSERT_EQ(test, wsd_op_lookup("test.xor8", &info), 0);
@@ -709,9 +707,20 @@ static void ops_register(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, before);
 	KUNIT_EXPECT_FALSE(test, ot_listed(infos, n, op));
 
-	/* The name is free again. */
+	/*
+	 * The name is free again, and the new registration has a number
+	 * of its own: the stale one names nothing.
+	 */
+	stale = op->id;
 	KUNIT_EXPECT_EQ(test, ot_register(test, op), 0);
 	KUNIT_EXPECT_EQ(test, wsd_op_lookup("test.xor8", &info), 0);
+	KUNIT_EXPECT_NE(test, op->id, stale);
+	KUNIT_EXPECT_EQ(test, info.op, op->id);
+	KUNIT_EXPECT_NULL(test, wsd_op_get(stale));
+	got = wsd_op_get(op->id);
+	KUNIT_EXPECT_PTR_EQ(test, got, (const struct ws_op *)op);
+	if (got)
+		wsd_op_put(got);
 	ot_unregister(test, op);
 }
 
@@ -788,8 +797,10 @@ static void ops_table_full(struct kunit *test)
 		if (ret)
 			break;
 		nr++;
-		KUNIT_EXPECT_FALSE(test, test_and_set_bit(ops[i].id -
-							  WSCHED_OP_DYNAMIC,
+		/* Distinct slots (the number modulo the table size). */
+		KUNIT_EXPECT_FALSE(test, test_and_set_bit((ops[i].id -
+							   WSCHED_OP_DYNAMIC) %
+							  WSCHED_OP_DYNAMIC_MAX,
 							  ids));
 	}
 	KUNIT_EXPECT_EQ(test, ret, -ENOSPC);
@@ -802,13 +813,20 @@ static void ops_table_full(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, ot_register(test, dup), -EEXIST);
 	}
 
-	/* Free one slot: the next registration takes it. */
+	/*
+	 * Free one slot: the next registration takes it, with a number of
+	 * its own (a new generation of the slot).
+	 */
 	if (nr) {
 		u32 id = ops[nr / 2].id;
 
 		ot_unregister(test, &ops[nr / 2]);
 		KUNIT_EXPECT_EQ(test, ot_register(test, &ops[nr]), 0);
-		KUNIT_EXPECT_EQ(test, ops[nr].id, id);
+		KUNIT_EXPECT_EQ(test, (ops[nr].id - WSCHED_OP_DYNAMIC) %
+				WSCHED_OP_DYNAMIC_MAX,
+				(id - WSCHED_OP_DYNAMIC) % WSCHED_OP_DYNAMIC_MAX);
+		KUNIT_EXPECT_NE(test, ops[nr].id, id);
+		KUNIT_EXPECT_NULL(test, wsd_op_get(id));
 	}
 	while (ctx->nr)
 		ot_unregister(test, ctx->ops[ctx->nr - 1]);

@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/wsched registered buffers: user memory pinned for the data
- * operations, charged to RLIMIT_MEMLOCK, mapped into the kernel with
+ * operations, charged to RLIMIT_MEMLOCK (per user, as io_uring, and per
+ * process, shown as VmLck), mapped into the kernel with
  * vmap() so that nodes address it without touching user memory.
  *
  * Documentation/uapi.rst describes the ABI.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/hugetlb.h>
 #include <linux/mm.h>
 #include <linux/nospec.h>
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/user.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -56,23 +62,50 @@ static void wsd_bufs_free(struct wsd_ctx *ctx, struct wsd_buf *bufs, u32 nr)
 	kvfree(bufs);
 }
 
+/*
+ * Whether a pinned page may stay pinned for as long as the buffer is
+ * registered: anonymous memory, shmem (memfd, tmpfs, SysV shm) and
+ * hugetlbfs, as io_uring allows.  The page cache of a regular file is
+ * refused: the file system may want to write it back, truncate it or
+ * move it while the kernel writes into it.
+ */
+static bool wsd_page_long_term_ok(struct page *page)
+{
+	struct folio *folio = page_folio(page);
+	struct address_space *mapping;
+
+	if (folio_test_anon(folio) || folio_test_hugetlb(folio))
+		return true;
+	/* Pinned, so not freed; a truncated page has no mapping. */
+	mapping = READ_ONCE(folio->mapping);
+	return mapping && shmem_mapping(mapping);
+}
+
 static int wsd_buf_pin(struct wsd_buf *buf, u64 addr, u64 len)
 {
 	unsigned long start = addr & PAGE_MASK;
-	unsigned int nr = buf->nr_pages;
-	int pinned;
+	unsigned int nr = buf->nr_pages, i;
+	int pinned, ret = -EFAULT;
 
 	buf->pages = kvmalloc_array(nr, sizeof(*buf->pages), GFP_KERNEL_ACCOUNT);
 	if (!buf->pages)
 		return -ENOMEM;
 	pinned = pin_user_pages_fast(start, nr, FOLL_WRITE | FOLL_LONGTERM,
 				     buf->pages);
-	if (pinned != nr) {
+	if (pinned < 0 && pinned != -EFAULT)
+		ret = pinned;
+	for (i = 0; pinned == nr && i < nr; i++) {
+		if (!wsd_page_long_term_ok(buf->pages[i])) {
+			ret = -EOPNOTSUPP;
+			break;
+		}
+	}
+	if (pinned != nr || i < nr) {
 		if (pinned > 0)
 			unpin_user_pages(buf->pages, pinned);
 		kvfree(buf->pages);
 		buf->pages = NULL;
-		return pinned < 0 && pinned != -EFAULT ? pinned : -EFAULT;
+		return ret;
 	}
 	buf->map = vmap(buf->pages, nr, VM_MAP, PAGE_KERNEL);
 	if (!buf->map)
@@ -80,6 +113,40 @@ static int wsd_buf_pin(struct wsd_buf *buf, u64 addr, u64 len)
 	buf->kaddr = buf->map + offset_in_page(addr);
 	buf->len = len;
 	return 0;
+}
+
+/*
+ * Charge @pages to the user's locked memory, as io_uring does: without
+ * CAP_IPC_LOCK, RLIMIT_MEMLOCK bounds what one user pins across all of
+ * its processes and files.  Return the user charged (a reference), NULL
+ * when nothing was charged, or an ERR_PTR(-ENOMEM).
+ */
+static struct user_struct *wsd_user_charge(unsigned long pages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct user_struct *user;
+	long cur;
+
+	if (capable(CAP_IPC_LOCK))
+		return NULL;
+	user = get_current_user();
+	/* Any order: only the total matters; others charge concurrently. */
+	cur = atomic_long_read(&user->locked_vm);
+	do {
+		if (cur + pages > limit) {
+			free_uid(user);
+			return ERR_PTR(-ENOMEM);
+		}
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, cur + pages));
+	return user;
+}
+
+static void wsd_user_uncharge(struct user_struct *user, unsigned long pages)
+{
+	if (!user)
+		return;
+	atomic_long_sub(pages, &user->locked_vm);
+	free_uid(user);
 }
 
 /**
@@ -93,6 +160,7 @@ long wsd_register_buffers(struct wsd_ctx *ctx, void __user *arg)
 {
 	struct wsched_buf *ubufs;
 	struct wsched_buf_reg reg;
+	struct user_struct *user;
 	struct wsd_buf *bufs;
 	unsigned long total = 0;
 	u64 end;
@@ -137,19 +205,30 @@ long wsd_register_buffers(struct wsd_ctx *ctx, void __user *arg)
 	ret = -EBUSY;
 	if (ctx->bufs)
 		goto out_unlock;
-	/* ENOMEM beyond RLIMIT_MEMLOCK, unless CAP_IPC_LOCK. */
-	ret = account_locked_vm(current->mm, total, true);
+	/*
+	 * ENOMEM beyond RLIMIT_MEMLOCK, unless CAP_IPC_LOCK: for the user
+	 * (across its processes) and for this process (its VmLck).
+	 */
+	user = wsd_user_charge(total);
+	ret = PTR_ERR_OR_ZERO(user);
 	if (ret)
 		goto out_unlock;
+	ret = account_locked_vm(current->mm, total, true);
+	if (ret) {
+		wsd_user_uncharge(user, total);
+		goto out_unlock;
+	}
 	for (i = 0; i < reg.nr; i++) {
 		ret = wsd_buf_pin(&bufs[i], ubufs[i].addr, ubufs[i].len);
 		if (ret) {
 			account_locked_vm(current->mm, total, false);
+			wsd_user_uncharge(user, total);
 			goto out_unlock;
 		}
 	}
 	mmgrab(current->mm);
 	ctx->mm = current->mm;
+	ctx->user = user;
 	ctx->pinned_pages = total;
 	ctx->bufs = bufs;
 	ctx->nr_bufs = reg.nr;
@@ -175,6 +254,8 @@ void wsd_bufs_release(struct wsd_ctx *ctx)
 		return;
 	wsd_bufs_free(ctx, ctx->bufs, ctx->nr_bufs);
 	account_locked_vm(ctx->mm, ctx->pinned_pages, false);
+	wsd_user_uncharge(ctx->user, ctx->pinned_pages);
+	ctx->user = NULL;
 	mmdrop(ctx->mm);
 	ctx->mm = NULL;
 	ctx->bufs = NULL;

@@ -37,7 +37,8 @@ void wsd_build_reset(struct wsd_build *build, bool keep)
 	u32 i;
 
 	for (i = 0; i < build->nr; i++)
-		wsd_op_put(build->nodes[i].op);
+		if (build->nodes[i].op)
+			wsd_op_put(build->nodes[i].op);
 	build->nr = 0;
 	build->nr_preds = 0;
 	if (!keep || build->cap > WSD_BUILD_KEEP) {
@@ -126,6 +127,7 @@ int wsd_stage_add(struct wsd_ctx *ctx, struct wsd_build *build,
 	}
 	st = &build->nodes[idx];
 	st->op = op;
+	st->op_id = op->id;
 	st->args = *args;
 	st->user_data = user_data;
 	st->flags = flags;
@@ -213,6 +215,42 @@ out_put:
 	return ret;
 }
 
+/*
+ * A graph whose end entry has not come yet holds no operation between
+ * ENTER calls, so that ws_op_unregister() never waits for a build that
+ * may never end.  Its numbers are kept; see wsd_build_unpark().
+ */
+static void wsd_build_park(struct wsd_build *build)
+{
+	u32 i;
+
+	for (i = 0; i < build->nr; i++) {
+		if (build->nodes[i].op)
+			wsd_op_put(build->nodes[i].op);
+		build->nodes[i].op = NULL;
+	}
+}
+
+/*
+ * Take the operations of a parked build again.  Return 0, or -EOPNOTSUPP
+ * when one was unregistered meanwhile (its number names nothing now).
+ */
+static int wsd_build_unpark(struct wsd_build *build)
+{
+	u32 i;
+
+	for (i = 0; i < build->nr; i++) {
+		struct wsd_stage *st = &build->nodes[i];
+
+		if (st->op)
+			continue;
+		st->op = wsd_op_get(st->op_id);
+		if (!st->op)
+			return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 /* What consuming one entry did. */
 enum wsd_consumed {
 	WSD_TAKEN,		/* consumed; go on */
@@ -256,6 +294,8 @@ static enum wsd_consumed wsd_consume(struct wsd_ctx *ctx,
 		return WSD_LATER;
 
 	ret = wsd_build_add(ctx, sqe);
+	if (!ret && end)
+		ret = wsd_build_unpark(build);
 	if (!ret && end) {
 		graph = wsd_graph_build(ctx, build, sqe->user_data, false);
 		if (graph) {
@@ -329,6 +369,7 @@ static long wsd_submit(struct wsd_ctx *ctx, u32 to_submit, u32 *submitted,
 			break;
 		}
 	}
+	wsd_build_park(&ctx->build);
 	/*
 	 * Pairs with the application's acquire load of the head before it
 	 * reuses slots: we are done reading them.

@@ -20,6 +20,7 @@
 #include <uapi/linux/wsched.h>
 
 struct mm_struct;
+struct user_struct;
 struct page;
 struct vm_area_struct;
 struct wsd_graph;
@@ -66,7 +67,9 @@ struct wsd_slot {
 
 /**
  * struct wsd_stage - one node of a graph being put together
- * @op: its operation (a reference from wsd_op_get())
+ * @op: its operation (a reference from wsd_op_get()), or NULL between
+ *	two ENTER calls: a build holds no operation across calls
+ * @op_id: the operation's number, to take it again
  * @args: the operation's operands, ranges resolved
  * @user_data: copied to its completion
  * @flags: WSCHED_SQE_* and WSCHED_NODE_* flags
@@ -75,6 +78,7 @@ struct wsd_slot {
  */
 struct wsd_stage {
 	const struct ws_op *op;
+	u32 op_id;
 	struct ws_op_args args;
 	u64 user_data;
 	u32 flags;
@@ -227,6 +231,8 @@ struct wsd_graph {
  * @nr_bufs: number of @bufs
  * @pinned_pages: pages of @bufs charged to @mm's locked_vm
  * @mm: the mm that @pinned_pages are charged to (mmgrab() held)
+ * @user: the user @pinned_pages are charged to (a reference), or NULL
+ *	when the registering process had CAP_IPC_LOCK
  */
 struct wsd_ctx {
 	atomic64_t nodes_run;
@@ -266,6 +272,7 @@ struct wsd_ctx {
 	u32 nr_bufs;
 	unsigned long pinned_pages;
 	struct mm_struct *mm;
+	struct user_struct *user;
 };
 
 /* Module parameters (dev.c). */

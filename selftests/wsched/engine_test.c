@@ -12,6 +12,9 @@
  *   the buffer; with the kernel's failslab, every allocation of a
  *   submission fails in turn, and each refused graph ran nothing.
  * - params_out_of_range: the limits refuse values they would not apply.
+ * - register_file_backed: page cache of a regular file is not pinned.
+ * - unregister_during_build: a half-built graph holds no operation.
+ * - memlock_per_user: RLIMIT_MEMLOCK bounds a user across its processes.
  * - enter_readonly_arg: ENTER with a read-only argument consumes nothing.
  * - submitter_runs_its_graph: one-node graphs waited for in ENTER run on
  *   the submitter (no worker of the context's pool woken).
@@ -27,8 +30,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -417,6 +423,221 @@ TEST(params_out_of_range)
 	}
 }
 
+/*
+ * Buffers in the page cache of a regular file (ramfs here: neither shmem
+ * nor hugetlbfs) are refused for long-term pinning, as io_uring refuses
+ * them; shmem and a private (copied on write) mapping of the same file
+ * are fine.
+ */
+TEST(register_file_backed)
+{
+	const char *dir = "/tmp/wsched_ramfs";
+	struct wsched_buf_reg reg = { .size = sizeof(reg), .nr = 1 };
+	long lck0 = vmlck_kb();
+	struct wsched_buf b;
+	char *shared, *priv, *shm;
+	int fd, ctx, mfd;
+
+	mkdir(dir, 0755);
+	if (mount("none", dir, "ramfs", 0, NULL) && errno != EBUSY) {
+		SKIP(return, "cannot mount ramfs: %s", strerror(errno));
+	}
+	fd = open("/tmp/wsched_ramfs/buf", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, 2 * PAGE));
+	shared = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	priv = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, shared);
+	ASSERT_NE(MAP_FAILED, priv);
+	memset(shared, 1, 2 * PAGE);
+	ctx = dev_open();
+	ASSERT_LE(0, ctx);
+	b.addr = (uintptr_t)shared;
+	b.len = 2 * PAGE;
+	reg.bufs_ptr = (uintptr_t)&b;
+	EXPECT_EQ(-EOPNOTSUPP, xioctl(ctx, WSCHED_IOC_REGISTER_BUFFERS, &reg));
+	EXPECT_EQ(lck0, vmlck_kb());
+	/* Nothing stayed registered. */
+	EXPECT_EQ(-ENXIO, xioctl(ctx, WSCHED_IOC_UNREGISTER_BUFFERS, NULL));
+	/* A private mapping is copied on write: anonymous pages. */
+	b.addr = (uintptr_t)priv;
+	EXPECT_EQ(0, xioctl(ctx, WSCHED_IOC_REGISTER_BUFFERS, &reg));
+	EXPECT_EQ(lck0 + 8, vmlck_kb());
+	EXPECT_EQ(0, xioctl(ctx, WSCHED_IOC_UNREGISTER_BUFFERS, NULL));
+	/* shmem (memfd) is fine, shared or not. */
+	mfd = memfd_create("wsched", 0);
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(0, ftruncate(mfd, 2 * PAGE));
+	shm = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	ASSERT_NE(MAP_FAILED, shm);
+	b.addr = (uintptr_t)shm;
+	EXPECT_EQ(0, xioctl(ctx, WSCHED_IOC_REGISTER_BUFFERS, &reg));
+	EXPECT_EQ(0, xioctl(ctx, WSCHED_IOC_UNREGISTER_BUFFERS, NULL));
+	EXPECT_EQ(lck0, vmlck_kb());
+	close(ctx);
+	munmap(shm, 2 * PAGE);
+	munmap(priv, 2 * PAGE);
+	munmap(shared, 2 * PAGE);
+	close(mfd);
+	close(fd);
+	unlink("/tmp/wsched_ramfs/buf");
+	umount(dir);
+}
+
+/*
+ * A graph whose end entry has not come yet holds no operation between
+ * ENTER calls: the module of a registered operation it uses can go away
+ * (before, rmmod failed with EBUSY, and ws_op_unregister() outside a
+ * module's exit waited for the build forever).  The graph is then
+ * refused at its end entry, and the stale number names nothing.
+ */
+#define XOR_KO	"/lib/wsched/wsched_op_xor.ko"
+
+TEST(unregister_during_build)
+{
+	static unsigned char mem[PAGE];
+	struct wsched_buf b = { (uintptr_t)mem, sizeof(mem) };
+	struct wsched_buf_reg reg = {
+		.size = sizeof(reg), .nr = 1, .bufs_ptr = (uintptr_t)&b,
+	};
+	struct wsched_op_lookup l = { .size = sizeof(l) };
+	struct wsched_enter e;
+	struct wsched_sqe sqe;
+	unsigned long long run0;
+	struct ring r;
+	int fd, ret;
+
+	if (!getenv("WSCHED_OP_XOR") || access(XOR_KO, R_OK)) {
+		SKIP(return, "the sample module wsched_op_xor.ko is not loaded");
+	}
+	ASSERT_EQ(0, ring_open(&r, 8, 0, 0));
+	ASSERT_EQ(0, xioctl(r.fd, WSCHED_IOC_REGISTER_BUFFERS, &reg));
+	snprintf(l.info.name, sizeof(l.info.name), "sample.xor8");
+	ASSERT_EQ(0, xioctl(r.fd, WSCHED_IOC_OP_LOOKUP, &l));
+	run0 = nodes_run(r.fd);
+	/* First half of a graph: an xor8 node, no end entry. */
+	sqe_range(&sqe, l.info.op, 0, 0, 64, 0, 0, 1);
+	ASSERT_TRUE(sq_push(&r, &sqe));
+	ASSERT_EQ(0, ring_submit(&r, NULL));
+	/* The module can go while the graph is half built. */
+	ret = syscall(SYS_delete_module, "wsched_op_xor", O_NONBLOCK);
+	EXPECT_EQ(0, ret) TH_LOG("rmmod wsched_op_xor: %s", strerror(errno));
+	/* The end entry comes: the graph is refused, nothing runs. */
+	sqe_one(&sqe, WSCHED_OP_NOP, 0, 2);
+	sqe_pred1(&sqe, 0);
+	ASSERT_TRUE(sq_push(&r, &sqe));
+	if (!ret) {
+		EXPECT_EQ(-EOPNOTSUPP, ring_enter(&r, 1, 0, 0, 0, &e));
+		EXPECT_EQ(-EOPNOTSUPP, e.sq_error);
+	} else {
+		EXPECT_EQ(0, ring_enter(&r, 1, 0, 0, 0, &e));
+	}
+	usleep(50000);
+	if (!ret) {
+		EXPECT_EQ(run0, nodes_run(r.fd));
+		/* The stale number names nothing now. */
+		sqe_range(&sqe, l.info.op, 0, 0, 64, 0, 0, 3);
+		sqe.flags = WSCHED_SQE_GRAPH_END;
+		ASSERT_TRUE(sq_push(&r, &sqe));
+		EXPECT_EQ(-EOPNOTSUPP, ring_enter(&r, 1, 0, 0, 0, NULL));
+		/* Back for the tests that follow. */
+		fd = open(XOR_KO, O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(0, syscall(SYS_finit_module, fd, "", 0));
+		close(fd);
+	}
+	ring_close(&r);
+}
+
+/*
+ * RLIMIT_MEMLOCK bounds what one user pins across its processes, as
+ * io_uring does: two processes of one user without CAP_IPC_LOCK cannot
+ * each pin most of the limit.
+ */
+static int memlock_holder(int cmd_fd, int ack_fd, unsigned int pages)
+{
+	struct rlimit rl = { 64 * 1024, 64 * 1024 };
+	struct wsched_buf b;
+	struct wsched_buf_reg reg = {
+		.size = sizeof(reg), .nr = 1, .bufs_ptr = (uintptr_t)&b,
+	};
+	char c = 0, res;
+	void *mem;
+	int ctx;
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || drop_cap_ipc_lock())
+		return 2;
+	mem = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ctx = dev_open();
+	if (mem == MAP_FAILED || ctx < 0)
+		return 3;
+	b.addr = (uintptr_t)mem;
+	b.len = pages * PAGE;
+	/* Register when told; answer with the errno; let go when told. */
+	while (read(cmd_fd, &c, 1) == 1 && c != 'q') {
+		if (c == 'r')
+			res = -xioctl(ctx, WSCHED_IOC_REGISTER_BUFFERS, &reg);
+		else
+			res = -xioctl(ctx, WSCHED_IOC_UNREGISTER_BUFFERS, NULL);
+		if (write(ack_fd, &res, 1) != 1)
+			return 4;
+	}
+	return 0;
+}
+
+static pid_t memlock_child(int *cmd, int *ack, unsigned int pages)
+{
+	int c[2], a[2];
+	pid_t pid;
+
+	if (pipe(c) || pipe(a))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		close(c[1]);
+		close(a[0]);
+		_exit(memlock_holder(c[0], a[1], pages));
+	}
+	close(c[0]);
+	close(a[1]);
+	*cmd = c[1];
+	*ack = a[0];
+	return pid;
+}
+
+static int memlock_ask(int cmd, int ack, char what)
+{
+	char res = -1;
+
+	if (write(cmd, &what, 1) != 1 || read(ack, &res, 1) != 1)
+		return -1;
+	return res;
+}
+
+TEST(memlock_per_user)
+{
+	int cmd_a, ack_a, cmd_b, ack_b, st;
+	pid_t a = memlock_child(&cmd_a, &ack_a, 10);
+	pid_t b = memlock_child(&cmd_b, &ack_b, 10);
+
+	ASSERT_LT(0, a);
+	ASSERT_LT(0, b);
+	/* 40 KiB each against a 64 KiB limit: one at a time only. */
+	EXPECT_EQ(0, memlock_ask(cmd_a, ack_a, 'r'));
+	EXPECT_EQ(ENOMEM, memlock_ask(cmd_b, ack_b, 'r'));
+	EXPECT_EQ(0, memlock_ask(cmd_a, ack_a, 'u'));
+	EXPECT_EQ(0, memlock_ask(cmd_b, ack_b, 'r'));
+	EXPECT_EQ(ENOMEM, memlock_ask(cmd_a, ack_a, 'r'));
+	EXPECT_EQ(0, memlock_ask(cmd_b, ack_b, 'u'));
+	EXPECT_EQ(1, write(cmd_a, "q", 1));
+	EXPECT_EQ(1, write(cmd_b, "q", 1));
+	ASSERT_EQ(a, waitpid(a, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	ASSERT_EQ(b, waitpid(b, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+}
+
 /* ---- the submitter runs its own graph -------------------------------- */
 
 TEST(submitter_runs_its_graph)
@@ -634,7 +855,7 @@ TEST_F_TIMEOUT(ctx_unused, cpuset, 300)
 	char cg[256], v[16];
 	const char *w = cg_make("wsched_cpuset", "cpuset", cg, sizeof(cg));
 	unsigned int pool0, pool, i;
-	int fds[2], status, cpu = last_cpu(), count0;
+	int up[2], down[2], status, cpu = last_cpu(), count0;
 	struct ws_stats s;
 	pid_t pid;
 
@@ -649,7 +870,9 @@ TEST_F_TIMEOUT(ctx_unused, cpuset, 300)
 	ASSERT_EQ(0, cg_write(cg, "cpuset.mems", "0"));
 	count0 = ws_user_pools(&pool0);
 	ASSERT_LE(0, count0);
-	ASSERT_EQ(0, pipe(fds));
+	/* Two pipes: the child reports up, and waits to be told down. */
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
 	/* A child that keeps its context open until told. */
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -658,10 +881,13 @@ TEST_F_TIMEOUT(ctx_unused, cpuset, 300)
 		struct ring r;
 		unsigned int k;
 
+		close(up[0]);
+		close(down[1]);
 		snprintf(me, sizeof(me), "%d", getpid());
+		c = 'm';
 		if (cg_write(cg, "cgroup.procs", me) ||
-		    ring_open(&r, 64, 0, 0))
-			_exit(2);
+		    (c = 'o', ring_open(&r, 64, 0, 0)))
+			goto fail;
 		for (k = 0; k < 32; k++) {
 			struct wsched_sqe e;
 
@@ -670,19 +896,27 @@ TEST_F_TIMEOUT(ctx_unused, cpuset, 300)
 				  (k == 31 ? WSCHED_SQE_GRAPH_END : 0);
 			sq_push(&r, &e);
 		}
+		c = 's';
 		if (submit_wait(&r, 1) || reap_graph(&r))
-			_exit(3);
+			goto fail;
 		c = 'x';
-		if (write(fds[1], &c, 1) != 1 || read(fds[0], &c, 1) != 1)
+		if (write(up[1], &c, 1) != 1 || read(down[0], &c, 1) != 1)
 			_exit(4);
 		ring_close(&r);
 		_exit(0);
+fail:
+		/* m: moving into the cgroup, o: open, s: submit failed */
+		if (write(up[1], &c, 1) != 1)
+			_exit(5);
+		_exit(3);
 	}
+	close(up[1]);
+	close(down[0]);
 	{
 		char c = 0;
 
-		ASSERT_EQ(1, read(fds[0], &c, 1));
-		ASSERT_EQ('x', c);
+		ASSERT_EQ(1, read(up[0], &c, 1));
+		ASSERT_EQ('x', c) TH_LOG("the child failed at step %c", c);
 	}
 	ASSERT_LT(0, ws_user_pools(&pool));
 	ASSERT_LT(pool0, pool);
@@ -693,12 +927,12 @@ TEST_F_TIMEOUT(ctx_unused, cpuset, 300)
 		EXPECT_EQ(0, s.cpu[i] != cpu ? s.row[i][WS_EXECUTED] : 0)
 			TH_LOG("CPU %d ran %llu tasks of a context confined to CPU %d",
 			       s.cpu[i], s.row[i][WS_EXECUTED], cpu);
-	ASSERT_EQ(1, write(fds[1], "q", 1));
+	ASSERT_EQ(1, write(down[1], "q", 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("child status %#x", status);
-	close(fds[0]);
-	close(fds[1]);
+	close(up[0]);
+	close(down[1]);
 	EXPECT_EQ(count0, ws_wait_user_pools(count0));
 	rmdir(cg);
 }

@@ -18,9 +18,11 @@
 #include <string.h>
 #include <time.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
 #include <linux/wsched.h>
 
 #ifndef DEV_PATH
@@ -358,6 +360,20 @@ static inline void sqe_pred1(struct wsched_sqe *e, __u32 pred)
 	e->nr_preds = 1;
 	e->pred = pred;
 	e->preds_ptr = 0;
+}
+
+/* Drop CAP_IPC_LOCK, so that RLIMIT_MEMLOCK applies; 0 or -1. */
+static inline int drop_cap_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[CAP_IPC_LOCK / 32].effective &= ~(1U << (CAP_IPC_LOCK % 32));
+	d[CAP_IPC_LOCK / 32].permitted &= ~(1U << (CAP_IPC_LOCK % 32));
+	d[CAP_IPC_LOCK / 32].inheritable &= ~(1U << (CAP_IPC_LOCK % 32));
+	return syscall(SYS_capset, &h, d);
 }
 
 #endif /* WSCHED_RING_H */
