@@ -8,6 +8,8 @@
 #                     kmemleak, KUnit) and Debian's stock kernel, in QEMU
 #   make check-debug  only the debug-kernel stage
 #   make check-stock  only the stock-kernel stage
+#   make torture      wsched_torture.ko on the debug kernel for DURATION
+#                     seconds (default 600), CPU hotplug included
 #   make kernel       build (or reuse) the cached debug kernel only
 #   make selftests    build the kselftests (static) into .build/selftests
 #   make demo         boot the stock kernel, run the smoke module, show stats
@@ -37,6 +39,10 @@ check-debug:
 check-stock:
 	@$(RIG)/run.sh --stage stock
 
+DURATION ?= 600
+torture:
+	@$(RIG)/run.sh --torture $(DURATION)
+
 kernel:
 	$(RIG)/deps.sh debug
 	$(RIG)/build-kernel.sh
@@ -55,4 +61,4 @@ checkpatch:
 bench:
 	@tools/bench/run.sh
 
-.PHONY: modules clean check check-debug check-stock kernel selftests demo checkpatch bench
+.PHONY: modules clean check check-debug check-stock torture kernel selftests demo checkpatch bench

@@ -829,6 +829,32 @@ static struct ws_task *ws_take_injected(struct ws_worker *worker)
 	return first;
 }
 
+/*
+ * Take a task mailed to any worker, its own thread or not.  A thread
+ * whose wait is restricted (too deep, or isolated) never reads its
+ * mailbox, nor does a worker whose CPU is going offline before its
+ * offline callback drains it; so mail must be reachable by every thread
+ * that may run anything: CPU workers in their last resort of a steal,
+ * threads that joined once their spin found nothing else (before they
+ * nap), and compensation threads.  Otherwise mail to the workers of a
+ * pool whose workers are all in restricted waits would wait forever
+ * (a compensation thread started for it found nothing to run).
+ */
+static struct ws_task *ws_take_any_mail(struct ws_pool *pool)
+{
+	unsigned int i;
+
+	for (i = 0; i < pool->nr_cpus; i++) {
+		struct ws_task *task = ws_take_mail(pool->workers[i]);
+
+		if (task) {
+			ws_stat_inc(pool, stolen);
+			return task;
+		}
+	}
+	return NULL;
+}
+
 /* Rule 3: steal the oldest task of a random victim, trying every slot. */
 static struct ws_task *ws_steal(struct ws_worker *thief)
 {
@@ -863,17 +889,16 @@ static struct ws_task *ws_steal(struct ws_worker *thief)
 		}
 	}
 	/*
-	 * Last resort: tasks mailed to busy workers.  Not for threads that
-	 * joined: they spin while they wait and would take mail from under
-	 * an idle target that was just woken for it.
+	 * Last resort: tasks mailed to busy workers.  Not here for threads
+	 * that joined: they spin while they wait and would take mail from
+	 * under an idle target that was just woken for it.  They take it
+	 * later, see ws_take_any_mail().
 	 */
-	for (i = 0; thief->cpu < pool->nr_cpus && i < pool->nr_cpus; i++) {
-		struct ws_task *task = ws_take_mail(pool->workers[i]);
+	if (thief->cpu < pool->nr_cpus) {
+		struct ws_task *task = ws_take_any_mail(pool);
 
-		if (task) {
-			ws_stat_inc(pool, stolen);
+		if (task)
 			return task;
-		}
 	}
 	ws_stat_inc(pool, steal_failed);
 	return NULL;
@@ -1178,6 +1203,9 @@ static int ws_compensator_thread(void *arg)
 	/* A task returned for bypass must run even when we would stop. */
 	while (task || !READ_ONCE(ws_frozen)) {
 		task = ws_next_task(slot, task, WS_RUN_ANY);
+		/* Mail too: its targets may be the stuck threads. */
+		if (!task)
+			task = ws_take_any_mail(slot->pool);
 		if (task) {
 			task = ws_execute(slot, task);
 			empty_rounds = 0;
@@ -1318,10 +1346,26 @@ static int ws_worker_wait(struct ws_worker *worker, struct ws_group *group,
 			continue;
 		}
 		empty_rounds = 0;
-		if (restricted)
+		if (restricted) {
 			ws_nap_stuck(worker, group, state);
-		else
-			ws_nap_on_group(group, false, state);
+			continue;
+		}
+		/*
+		 * A thread that joined does not count as stuck, so no
+		 * compensation thread comes for mail while it waits: take
+		 * mail if a thread is stuck (its own mail is then what it
+		 * may not read), so as not to take it from a target that
+		 * was woken for it (a CPU slot's steal already looked).
+		 * Unordered: a stuck thread naps a tick at a time and is
+		 * counted while it naps, so a later round sees it.
+		 */
+		if (worker->cpu >= worker->pool->nr_cpus &&
+		    atomic_read(&worker->pool->nr_stuck)) {
+			task = ws_take_any_mail(worker->pool);
+			if (task)
+				continue;
+		}
+		ws_nap_on_group(group, false, state);
 	}
 	worker->wait_depth--;
 	return ret;

@@ -449,6 +449,225 @@ static void join_mail_busy(struct kunit *test)
 	ws_test_pool_destroy(test, pool);
 }
 
+/* ---- mail to workers that all wait in isolated regions ---- */
+
+/**
+ * struct jt_iso_mail - a worker held in an isolated wait for its own mail
+ * @task: the holder, one per worker
+ * @mail: the task it mails to its own CPU and waits for
+ * @group: @mail's group
+ * @s: the test's state
+ * @ran: times @mail ran
+ * @ret: what the holder's wait returned
+ */
+struct jt_iso_mail {
+	struct ws_task task;
+	struct ws_task mail;
+	struct ws_group group;
+	struct jt_stuck *s;
+	atomic_t ran;
+	int ret;
+};
+
+/**
+ * struct jt_stuck - state of join_mail_isolated_*()
+ * @pool: the pool
+ * @holders: one per worker
+ * @outer: the holders' group
+ * @started: holders running
+ * @n: how many holders
+ * @go: set once the waiter is in place; the holders then mail and wait
+ * @timed_out: a holder gave up waiting for the others or for @go
+ * @done: the waiter's wait returned
+ * @cpu: the CPU taken offline, brought back by the rescue
+ * @rescued: the rescue had to bring @cpu online for the mail to run
+ * @ret: what the waiter's wait returned
+ */
+struct jt_stuck {
+	struct ws_pool *pool;
+	struct jt_iso_mail *holders;
+	struct ws_group outer;
+	atomic_t started;
+	unsigned int n;
+	int go;
+	atomic_t timed_out;
+	int done;
+	unsigned int cpu;
+	int rescued;
+	int ret;
+};
+
+static struct ws_task *jt_iso_mail_fn(struct ws_task *task)
+{
+	struct jt_iso_mail *h = container_of(task, struct jt_iso_mail, mail);
+
+	atomic_inc(&h->ran);
+	return NULL;
+}
+
+/* Inside the region: mail to our own CPU, then wait for it (isolated). */
+static int jt_iso_region_fn(void *arg)
+{
+	struct jt_iso_mail *h = arg;
+
+	ws_group_init(&h->group, h->s->pool);
+	ws_task_init(&h->mail, jt_iso_mail_fn);
+	ws_spawn_on(&h->group, &h->mail, raw_smp_processor_id());
+	h->ret = ws_group_wait(&h->group);
+	return 0;
+}
+
+static struct ws_task *jt_iso_holder_fn(struct ws_task *task)
+{
+	struct jt_iso_mail *h = container_of(task, struct jt_iso_mail, task);
+	struct jt_stuck *s = h->s;
+	unsigned long deadline = jiffies + JT_TIMEOUT;
+
+	/* Hold this worker until every worker holds one and the waiter is in. */
+	atomic_inc(&s->started);
+	while (atomic_read(&s->started) < s->n ||
+	       /* Pairs with smp_store_release() in jt_stuck_wait(). */
+	       !smp_load_acquire(&s->go)) {
+		if (time_after(jiffies, deadline)) {
+			atomic_inc(&s->timed_out);
+			break;
+		}
+		cond_resched();
+	}
+	ws_isolate(s->pool, jt_iso_region_fn, h);
+	return NULL;
+}
+
+/* The waiter: let the holders go, then wait for them. */
+static int jt_stuck_wait(void *arg)
+{
+	struct jt_stuck *s = arg;
+
+	/* Pairs with smp_load_acquire() in jt_iso_holder_fn(). */
+	smp_store_release(&s->go, 1);
+	s->ret = ws_group_wait(&s->outer);
+	/* Pairs with smp_load_acquire() in jt_stuck_rescue(). */
+	smp_store_release(&s->done, 1);
+	return 0;
+}
+
+/*
+ * If the mail has not run after a while, bring the offline CPU back: its
+ * new worker takes the mail, so that a failing test still ends.
+ */
+static int jt_stuck_rescue(void *arg)
+{
+	struct jt_stuck *s = arg;
+	unsigned long deadline = jiffies + JT_TIMEOUT / 2;
+
+	/* Pairs with smp_store_release() in jt_stuck_wait(). */
+	while (!smp_load_acquire(&s->done) && !kthread_should_stop()) {
+		if (time_after(jiffies, deadline)) {
+			WRITE_ONCE(s->rescued, 1);
+			add_cpu(s->cpu);
+			break;
+		}
+		schedule_timeout_idle(HZ / 10);
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_idle(HZ / 10);
+	return 0;
+}
+
+/*
+ * Every worker of a pool waits, in an isolated region, for a task it
+ * mailed to its own CPU.  An isolated wait never reads its mailbox and
+ * every worker is busy, so only the waiter that joined (@joinable) or a
+ * compensation thread (the waiter of a pool with attributes sleeps) can
+ * run the mail.  Neither took mail: the pool stalled, and so did CPU
+ * hotplug, which waits for a worker's running task (the torture module
+ * found it).  One CPU is offline during the test so that, if the mail is
+ * not run in time, bringing it online (a new worker, which takes mail)
+ * lets the test end.
+ */
+static void jt_mail_isolated(struct kunit *test, bool joinable)
+{
+	struct ws_pool_attrs attrs = {};
+	struct task_struct *rescue;
+	struct jt_stuck *s;
+	cpumask_var_t mask;
+	unsigned int i, cpu, other = nr_cpu_ids;
+
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->cpu = nr_cpu_ids;
+	for_each_online_cpu(cpu) {
+		if (cpu_is_hotpluggable(cpu))
+			s->cpu = cpu;
+		else
+			other = cpu;
+	}
+	if (s->cpu >= nr_cpu_ids || num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs, one that can go offline");
+	if (remove_cpu(s->cpu))
+		kunit_skip(test, "cannot take CPU %u offline", s->cpu);
+	if (other >= nr_cpu_ids)
+		other = cpumask_first(cpu_online_mask);
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL)) {
+		add_cpu(s->cpu);
+		KUNIT_FAIL(test, "no memory for a CPU mask");
+		return;
+	}
+	/* One worker, and a CPU for another when s->cpu comes back. */
+	cpumask_set_cpu(other, mask);
+	cpumask_set_cpu(s->cpu, mask);
+	attrs.cpumask = mask;
+	s->pool = jt_pool(test, joinable ? "t_jisom" : "t_jisoa",
+			  joinable ? NULL : &attrs);
+	free_cpumask_var(mask);
+	s->n = ws_pool_nr_workers(s->pool);
+	if (!joinable)
+		KUNIT_EXPECT_EQ(test, s->n, 1U);
+	s->holders = kunit_kcalloc(test, s->n, sizeof(*s->holders),
+				   GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s->holders);
+	ws_group_init(&s->outer, s->pool);
+	for (i = 0; i < s->n; i++) {
+		s->holders[i].s = s;
+		ws_task_init(&s->holders[i].task, jt_iso_holder_fn);
+		ws_spawn(&s->outer, &s->holders[i].task);
+	}
+	rescue = kthread_run(jt_stuck_rescue, s, "jt_rescue");
+	KUNIT_EXPECT_FALSE(test, IS_ERR(rescue));
+	/* Every worker holds one before we join: none is left idle. */
+	for (i = 0; atomic_read(&s->started) < s->n && i < 2000; i++)
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->started), (int)s->n);
+	/* Joined for the wait (a pool with attributes: we sleep). */
+	ws_pool_execute(s->pool, jt_stuck_wait, s);
+	if (!IS_ERR(rescue))
+		kthread_stop(rescue);
+	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(s->rescued), 0,
+			    "mail of workers in isolated waits ran only once CPU %u came back",
+			    s->cpu);
+	KUNIT_EXPECT_EQ(test, s->ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->timed_out), 0);
+	for (i = 0; i < s->n; i++) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&s->holders[i].ran), 1);
+		KUNIT_EXPECT_EQ(test, s->holders[i].ret, 0);
+	}
+	if (!cpu_online(s->cpu))
+		KUNIT_EXPECT_EQ(test, add_cpu(s->cpu), 0);
+	ws_test_pool_destroy(test, s->pool);
+}
+
+/* The waiter joined the pool (not stuck): it must take the mail. */
+static void join_mail_isolated_joined(struct kunit *test)
+{
+	jt_mail_isolated(test, true);
+}
+
+/* Nobody joined: the compensation thread must take the mail. */
+static void join_mail_isolated_compensated(struct kunit *test)
+{
+	jt_mail_isolated(test, false);
+}
+
 /* ---- a task that returns itself after gaining a predecessor ---- */
 
 /**
@@ -880,6 +1099,8 @@ static struct kunit_case join_cases[] = {
 	KUNIT_CASE(join_execute_stealable),
 	KUNIT_CASE(join_isolation),
 	KUNIT_CASE(join_mail_busy),
+	KUNIT_CASE(join_mail_isolated_joined),
+	KUNIT_CASE(join_mail_isolated_compensated),
 	KUNIT_CASE(join_again_after_pred),
 	KUNIT_CASE(join_lazy_foreign_wait),
 	KUNIT_CASE(join_lazy_deferred_bypass),

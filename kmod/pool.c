@@ -8,11 +8,11 @@
 #include <linux/cgroup.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/freezer.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
-#include <linux/suspend.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/sched/isolation.h>
@@ -26,6 +26,9 @@ struct ws_pool *ws_system_pool;
 EXPORT_SYMBOL_GPL(ws_system_pool);
 
 static enum cpuhp_state ws_cpuhp_state;
+
+/* The freezable thread that freezes the pools; see ws_pm_init(). */
+static struct task_struct *ws_pm_thread;
 
 /* All pools, for freezing them around suspend. */
 static LIST_HEAD(ws_pools);
@@ -68,26 +71,76 @@ void ws_freeze_pools(bool freeze)
 }
 EXPORT_SYMBOL_NS_GPL(ws_freeze_pools, WSCHED_INTERNAL);
 
-static int ws_pm_notify(struct notifier_block *nb, unsigned long action,
-			void *data)
+/* Whether some pool has a worker that is not asleep (running a task). */
+static bool ws_pools_busy(void)
 {
-	switch (action) {
-	case PM_HIBERNATION_PREPARE:
-	case PM_SUSPEND_PREPARE:
-		ws_freeze_pools(true);
-		break;
-	case PM_POST_HIBERNATION:
-	case PM_POST_SUSPEND:
-	case PM_POST_RESTORE:
-		ws_freeze_pools(false);
-		break;
+	struct ws_pool *pool;
+	bool busy = false;
+
+	mutex_lock(&ws_pools_lock);
+	list_for_each_entry(pool, &ws_pools, list) {
+		/*
+		 * Lockless snapshot: frozen workers only go to sleep, so
+		 * the count only grows until the thaw; a stale read costs
+		 * one more poll.
+		 */
+		if (atomic_read(&pool->nr_idle) < READ_ONCE(pool->nr_threads)) {
+			busy = true;
+			break;
+		}
 	}
-	return NOTIFY_OK;
+	mutex_unlock(&ws_pools_lock);
+	return busy;
 }
 
-static struct notifier_block ws_pm_nb = {
-	.notifier_call = ws_pm_notify,
-};
+/* How long freezing waits for running tasks before it freezes anyway. */
+#define WS_FREEZE_DRAIN_SECS	5
+
+/*
+ * The pools freeze when the freezer gets to kernel threads, that is once
+ * every user task is frozen, as freezable workqueues do: this thread is
+ * freezable, so the freezer wakes it then (and only then: user tasks are
+ * frozen first, and a kthread is not "freezing" before that stage).
+ * Before it enters the refrigerator it stops the pools from starting
+ * tasks and gives the running ones a bounded time to finish; when it is
+ * thawed, by resume or by a suspend that failed after all, it thaws the
+ * pools.  Until then, work submitted by processes runs as usual, so a
+ * process in a system call that waits for wsched work gets to the end of
+ * its call and is frozen at its return, neither blocking the freezer nor
+ * seeing its work refused.
+ */
+static int ws_pm_thread_fn(void *unused)
+{
+	unsigned int ticks;
+
+	set_freezable();
+	for (;;) {
+		/*
+		 * A full barrier before freezing() is read; pairs with the
+		 * freezer, which sets its state before freeze_task() wakes
+		 * us: either we see it freezing or we are woken.
+		 */
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		if (!freezing(current)) {
+			schedule();
+			continue;
+		}
+		__set_current_state(TASK_RUNNING);
+		ws_freeze_pools(true);
+		for (ticks = 0; ticks < WS_FREEZE_DRAIN_SECS * HZ &&
+		     ws_pools_busy(); ticks++)
+			schedule_timeout_idle(1);
+		if (ws_pools_busy())
+			pr_warn("tasks still running after %u s; freezing anyway\n",
+				WS_FREEZE_DRAIN_SECS);
+		try_to_freeze();
+		ws_freeze_pools(false);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
 
 /*
  * Start the worker thread of @cpu.  From the hotplug callbacks only, which
@@ -606,15 +659,22 @@ void ws_system_pool_exit(void)
 /**
  * ws_pm_init - freeze the pools around suspend and hibernation
  *
+ * Starts the freezable thread that freezes the pools once user tasks are
+ * frozen and thaws them when it is thawed (ws_pm_thread_fn()).
+ *
  * Return: 0 or a negative errno.
  */
 int ws_pm_init(void)
 {
-	return register_pm_notifier(&ws_pm_nb);
+	ws_pm_thread = kthread_create(ws_pm_thread_fn, NULL, "wsched_pm");
+	if (IS_ERR(ws_pm_thread))
+		return PTR_ERR(ws_pm_thread);
+	wake_up_process(ws_pm_thread);
+	return 0;
 }
 
 /** ws_pm_exit - stop following suspend and hibernation */
 void ws_pm_exit(void)
 {
-	unregister_pm_notifier(&ws_pm_nb);
+	kthread_stop(ws_pm_thread);
 }

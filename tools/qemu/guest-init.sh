@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # /init of the wsched test initramfs (busybox sh).
 #
-# Kernel command line: wsched.stage=<name> wsched.mode=<test|demo>.
+# Kernel command line: wsched.stage=<name> wsched.mode=<test|demo|torture>,
+# wsched.torture=<seconds> (how long the torture module runs).
 # Test results go to the second serial port (/dev/ttyS1) in sections the
 # host parser (tools/qemu/parse-results.py) understands; the console
 # (ttyS0) only carries the kernel log and progress messages.
@@ -22,8 +23,16 @@ for arg in $(cat /proc/cmdline); do
 	case $arg in
 	wsched.stage=*) stage=${arg#wsched.stage=} ;;
 	wsched.mode=*) mode=${arg#wsched.mode=} ;;
+	wsched.torture=*) torture_secs=${arg#wsched.torture=} ;;
+	wsched.torture_args=*) torture_args=$(echo "${arg#wsched.torture_args=}" | tr , ' ') ;;
 	esac
 done
+# The torture module runs 60 s on the debug kernel, 30 s elsewhere, in
+# make check; make torture sets its own duration.
+[ -n "$torture_secs" ] || case $stage in
+	debug) torture_secs=60 ;;
+	*) torture_secs=30 ;;
+esac
 
 RES=/dev/ttyS1
 [ "$mode" = demo ] && RES=/dev/null
@@ -53,6 +62,132 @@ ok $ncheck $1"
 	else
 		checks="$checks
 not ok $ncheck $1${3:+ # $3}"
+	fi
+}
+
+skip() {	# skip <name> <reason>
+	ncheck=$((ncheck + 1))
+	checks="$checks
+ok $ncheck $1 # SKIP $2"
+}
+
+# Suspend while a process submits work (wsched_pm_test.ko): with
+# /sys/power/pm_test at "freezer" the kernel freezes every task, waits
+# 5 s and thaws, so QEMU needs no wake-up source.  The process's batches
+# must all complete and suspend must succeed (the pools keep running
+# until processes are frozen); a non-freezable kernel thread's batch
+# must have waited out the freeze (the pools do stop).  Needs
+# CONFIG_PM_DEBUG for pm_test.
+run_suspend_test() {
+	if [ ! -f /lib/wsched/wsched_pm_test.ko ]; then
+		check suspend_module 1 "wsched_pm_test.ko missing"
+		return
+	fi
+	if [ ! -w /sys/power/pm_test ]; then
+		skip suspend_submit "no /sys/power/pm_test (CONFIG_PM_DEBUG)"
+		return
+	fi
+	insmod /lib/wsched/wsched_pm_test.ko
+	r=$?
+	check insmod_pm_test $r "insmod wsched_pm_test.ko failed"
+	[ $r -eq 0 ] || return
+	d=/sys/kernel/debug/wsched_pm_test
+	rm -f /tmp/pm_stop /tmp/pm_err
+	(
+		while [ ! -e /tmp/pm_stop ]; do
+			echo 1 >$d/submit || echo "submit: $?" >>/tmp/pm_err
+		done
+	) &
+	pid=$!
+	sleep 1
+	state=freeze
+	grep -qw mem /sys/power/state && state=mem
+	echo freezer >/sys/power/pm_test
+	ok=0
+	for i in 1 2 3; do
+		say "suspend $i ($state, pm_test freezer) while submitting"
+		echo $state >/sys/power/state || ok=1
+		sleep 1
+	done
+	echo none >/sys/power/pm_test
+	check suspend_while_submitting $ok "echo $state >/sys/power/state failed"
+	dmesg | grep -q 'Freezing of tasks failed'
+	[ $? -ne 0 ]
+	check suspend_freezes_tasks $? "the freezer could not freeze every task"
+	touch /tmp/pm_stop
+	wait $pid
+	[ ! -s /tmp/pm_err ]
+	check suspend_submits_succeed $? "$(head -3 /tmp/pm_err 2>/dev/null)"
+	stats=$(cat $d/stats)
+	say "wsched_pm_test: $stats"
+	echo "$stats" | grep -q 'failures=0 '
+	check suspend_no_lost_task $? "$stats"
+	wait_ms=$(echo "$stats" | sed -n 's/.*max_wait_ms=\([0-9]*\).*/\1/p')
+	[ "${wait_ms:-0}" -ge 3000 ]
+	check suspend_pools_frozen $? "no batch waited out the freeze: $stats"
+	rmmod wsched_pm_test
+	check rmmod_pm_test $? "rmmod wsched_pm_test failed"
+}
+
+# Unload check, kmemleak scan, the rig checks, the final marker, power off.
+finish() {
+	grep -q '^wsched' /proc/modules
+	[ $? -ne 0 ]
+	check modules_unloaded $? "wsched modules still loaded: $(grep '^wsched' /proc/modules | cut -d' ' -f1)"
+
+	if [ -w /sys/kernel/debug/kmemleak ]; then
+		say "kmemleak scan"
+		echo scan >/sys/kernel/debug/kmemleak
+		sleep 5
+		echo scan >/sys/kernel/debug/kmemleak
+		sleep 1
+		cat /sys/kernel/debug/kmemleak >/tmp/kmemleak
+		if [ -s /tmp/kmemleak ]; then
+			check kmemleak 1 "kmemleak reports leaks"
+			res "# wsched-begin kmemleak"
+			cat /tmp/kmemleak >&3
+			res "# wsched-end"
+		else
+			check kmemleak 0
+		fi
+	fi
+
+	res "# wsched-begin rig checks"
+	res "TAP version 13"
+	res "1..$ncheck"
+	echo "$checks" | sed '/^$/d' >&3
+	res "# wsched-end"
+	res "# wsched-done"
+	say "all done"
+	shutdown_now
+}
+
+# wsched_torture.ko (Documentation/testing.rst): random use of the kernel
+# API while CPUs go offline and online, for torture_secs seconds; its log
+# lines go to the results for the parser, which wants "end of test: SUCCESS".
+run_torture() {
+	if [ ! -f /lib/wsched/wsched_torture.ko ]; then
+		check torture_module 1 "wsched_torture.ko missing"
+		return
+	fi
+	say "wsched_torture.ko: duration=$torture_secs s, CPU hotplug every ~100 ms"
+	insmod /lib/wsched/wsched_torture.ko duration="$torture_secs" \
+		hotplug_interval=100 stat_interval=10 $torture_args
+	check insmod_torture $? "insmod wsched_torture.ko failed"
+	# The module ends on its own; allow slow operations to finish.
+	waited=0
+	limit=$((torture_secs + 300))
+	while ! dmesg | grep -q 'wsched-torture: end of test'; do
+		[ $waited -ge $limit ] && break
+		sleep 2
+		waited=$((waited + 2))
+	done
+	res "# wsched-begin torture wsched_torture"
+	dmesg | grep 'wsched-torture:' | sed 's/^\[[^]]*\] //' >&3
+	res "# wsched-end"
+	if grep -q '^wsched_torture ' /proc/modules; then
+		rmmod wsched_torture
+		check rmmod_torture $? "rmmod wsched_torture failed"
 	fi
 }
 
@@ -106,6 +241,15 @@ if [ "$mode" = demo ]; then
 	fi
 	say "demo done, powering off"
 	shutdown_now
+fi
+
+if [ "${mode%%:*}" = torture ]; then
+	[ $rc -eq 0 ] && run_torture
+	if grep -q '^wsched ' /proc/modules; then
+		rmmod wsched
+		check rmmod_wsched $? "rmmod wsched failed"
+	fi
+	finish
 fi
 
 if [ -f /lib/wsched/wsched_test.ko ]; then
@@ -197,6 +341,9 @@ else
 	check sample_crc32c 1 "wsched_crc32c.ko missing"
 fi
 
+[ $rc -eq 0 ] && run_torture
+[ $rc -eq 0 ] && run_suspend_test
+
 if grep -q '^wsched_test ' /proc/modules; then
 	rmmod wsched_test
 	check rmmod_wsched_test $? "rmmod wsched_test failed"
@@ -205,32 +352,4 @@ if grep -q '^wsched ' /proc/modules; then
 	rmmod wsched
 	check rmmod_wsched $? "rmmod wsched failed"
 fi
-grep -q '^wsched' /proc/modules
-[ $? -ne 0 ]
-check modules_unloaded $? "wsched modules still loaded: $(grep '^wsched' /proc/modules | cut -d' ' -f1)"
-
-if [ -w /sys/kernel/debug/kmemleak ]; then
-	say "kmemleak scan"
-	echo scan >/sys/kernel/debug/kmemleak
-	sleep 5
-	echo scan >/sys/kernel/debug/kmemleak
-	sleep 1
-	cat /sys/kernel/debug/kmemleak >/tmp/kmemleak
-	if [ -s /tmp/kmemleak ]; then
-		check kmemleak 1 "kmemleak reports leaks"
-		res "# wsched-begin kmemleak"
-		cat /tmp/kmemleak >&3
-		res "# wsched-end"
-	else
-		check kmemleak 0
-	fi
-fi
-
-res "# wsched-begin rig checks"
-res "TAP version 13"
-res "1..$ncheck"
-echo "$checks" | sed '/^$/d' >&3
-res "# wsched-end"
-res "# wsched-done"
-say "all done"
-shutdown_now
+finish

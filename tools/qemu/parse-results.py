@@ -217,9 +217,29 @@ def handle_section(stage, section, body, res):
             res.emit('FAIL', f'{stage}:selftest/{name}/exit', f'exit status {exit_code}')
     elif kind == 'rig':
         parse_tap(body, f'{stage}:rig/', res)
+    elif kind == 'torture':
+        parse_torture(stage, name, body, res)
     elif kind == 'kmemleak':
         for line in body[:40]:
             print(f'    {stage} kmemleak: {line}')
+
+
+def parse_torture(stage, name, body, res):
+    """The log of wsched_torture.ko: its last "end of test" line decides;
+    the statistics and any FAILURE lines are shown with the result."""
+    end = None
+    for line in body:
+        line = clean(line).strip()
+        if 'end of test:' in line:
+            end = line
+        if 'end of test:' in line or 'final:' in line or 'FAILURE' in line:
+            print(f'    {stage} {line}')
+    if end is None:
+        res.emit('FAIL', f'{stage}:torture/{name}', 'no "end of test" line (stalled or crashed?)')
+    elif 'end of test: SUCCESS' in end:
+        res.emit('PASS', f'{stage}:torture/{name}')
+    else:
+        res.emit('FAIL', f'{stage}:torture/{name}', end[:200])
 
 
 def scan_console(stage, path, res):

@@ -3,6 +3,7 @@
 # wsched QEMU test rig.
 #
 # Usage: tools/qemu/run.sh [--stage debug|stock|all] [--demo] [--no-parse]
+#                          [--torture SECONDS]
 #
 #   debug  build (or reuse) the debug kernel (KASAN, lockdep, kmemleak,
 #          KUnit), build wsched.ko, wsched_test.ko, wsched_smoke.ko and the
@@ -11,6 +12,8 @@
 #   --demo boot the stock kernel, load wsched.ko and the smoke module,
 #          print the result and the debugfs stats, run wsctl (crc32c of
 #          a 32 MiB file, an example graph), power off.
+#   --torture SECONDS  only wsched_torture.ko on the debug kernel, for that
+#          long (make torture); the stages of make check run it briefly.
 #
 # Environment: WSCHED_CACHE (kernel cache, default /var/cache/wsched),
 # WSCHED_OUT (build outputs, default <repo>/.build), WSCHED_KMOD_SRC (the
@@ -23,13 +26,15 @@ set -euo pipefail
 stages=all
 demo=0
 parse=1
+torture=
 while (($#)); do
 	case $1 in
 	--stage) stages=$2; shift ;;
 	--stage=*) stages=${1#--stage=} ;;
 	--demo) demo=1 ;;
 	--no-parse) parse=0 ;;
-	-h|--help) sed -n '3,20p' "$0"; exit 0 ;;
+	--torture) torture=$2; stages=debug; shift ;;
+	-h|--help) sed -n '3,23p' "$0"; exit 0 ;;
 	*) die "unknown argument $1" ;;
 	esac
 	shift
@@ -184,7 +189,7 @@ boot() {	# boot <stage> <bzImage> <mem> <timeout> <mode>
 		-kernel "$2" -initrd "$dir/initramfs.cpio.gz" \
 		$con -serial chardev:con \
 		-chardev file,id=res,path="$dir/results.log" -serial chardev:res \
-		-append "console=ttyS0 panic=-1 oops=panic hung_task_panic=1 softlockup_panic=1 mitigations=off printk.time=1 wsched.stage=$stage wsched.mode=$5" \
+		-append "console=ttyS0 panic=-1 oops=panic hung_task_panic=1 softlockup_panic=1 mitigations=off printk.time=1 wsched.stage=$stage wsched.mode=$5${torture:+ wsched.torture=$torture}${WSCHED_TORTURE_ARGS:+ wsched.torture_args=$WSCHED_TORTURE_ARGS}" \
 		</dev/null || rc=$?
 	echo "$(($(date +%s) - start))" >"$dir/boot-seconds"
 	log "$stage: QEMU exited with $rc after $(cat "$dir/boot-seconds") s"
@@ -208,7 +213,12 @@ stage_debug() {
 	build_modules debug "$tree/obj" || return 0
 	build_wsctl debug
 	make_initramfs debug
-	boot debug "$tree/obj/arch/x86/boot/bzImage" 2G "${WSCHED_DEBUG_TIMEOUT:-900}" test
+	if [[ -n $torture ]]; then
+		boot debug "$tree/obj/arch/x86/boot/bzImage" 2G \
+			"${WSCHED_DEBUG_TIMEOUT:-$((torture + 900))}" torture
+	else
+		boot debug "$tree/obj/arch/x86/boot/bzImage" 2G "${WSCHED_DEBUG_TIMEOUT:-900}" test
+	fi
 }
 
 stage_stock() {	# stage_stock <test|demo>

@@ -547,6 +547,7 @@ int wake_up_process(struct task_struct *p);
 static inline void cond_resched(void) { }
 static inline void set_freezable(void) { }
 static inline bool try_to_freeze(void) { return false; }
+static inline bool freezing(struct task_struct *p) { (void)p; return false; }
 static inline void set_user_nice(struct task_struct *p, long nice) { (void)p; (void)nice; }
 
 struct task_struct *kthread_create_on_node(int (*fn)(void *data), void *data,
