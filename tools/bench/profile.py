@@ -42,6 +42,10 @@ def main():
             st = stacks[cpu]
             if body.endswith('{'):
                 name = body[:-1].strip().rstrip('()').split(' ')[0]
+                # Only the calls under wsd_enter() (the trace may start
+                # inside the write that turned it on).
+                if not st and name != 'wsd_enter':
+                    continue
                 st.append([name, 0.0])
             elif body.startswith('}'):
                 if not st or dur is None:
@@ -56,7 +60,7 @@ def main():
                 else:
                     roots += 1
                     root_time += t
-            elif body.endswith(';') and dur is not None:
+            elif body.endswith(';') and dur is not None and st:
                 name = body[:-1].strip().rstrip('()').split(' ')[0]
                 t = float(dur)
                 incl[name] += t

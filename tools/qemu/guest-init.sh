@@ -104,9 +104,13 @@ run_suspend_test() {
 	grep -qw mem /sys/power/state && state=mem
 	echo freezer >/sys/power/pm_test
 	ok=0
+	held=99
 	for i in 1 2 3; do
 		say "suspend $i ($state, pm_test freezer) while submitting"
+		t0=$(date +%s)
 		echo $state >/sys/power/state || ok=1
+		t=$(($(date +%s) - t0))
+		[ $t -lt $held ] && held=$t
 		sleep 1
 	done
 	echo none >/sys/power/pm_test
@@ -123,8 +127,15 @@ run_suspend_test() {
 	echo "$stats" | grep -q 'failures=0 '
 	check suspend_no_lost_task $? "$stats"
 	wait_ms=$(echo "$stats" | sed -n 's/.*max_wait_ms=\([0-9]*\).*/\1/p')
-	[ "${wait_ms:-0}" -ge 3000 ]
-	check suspend_pools_frozen $? "no batch waited out the freeze: $stats"
+	# pm_test holds the frozen state with mdelay(5000), which a badly
+	# calibrated delay loop under TCG can make much shorter: judge only
+	# when every suspend lasted long enough to tell.
+	if [ $held -ge 4 ]; then
+		[ "${wait_ms:-0}" -ge 3000 ]
+		check suspend_pools_frozen $? "no batch waited out the freeze: $stats"
+	else
+		skip suspend_pools_frozen "a suspend held tasks frozen only ${held} s (delay loop under TCG): $stats"
+	fi
 	rmmod wsched_pm_test
 	check rmmod_pm_test $? "rmmod wsched_pm_test failed"
 }

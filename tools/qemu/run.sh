@@ -217,7 +217,7 @@ stage_debug() {
 		boot debug "$tree/obj/arch/x86/boot/bzImage" 2G \
 			"${WSCHED_DEBUG_TIMEOUT:-$((torture + 900))}" torture
 	else
-		boot debug "$tree/obj/arch/x86/boot/bzImage" 2G "${WSCHED_DEBUG_TIMEOUT:-900}" test
+		boot debug "$tree/obj/arch/x86/boot/bzImage" 2G "${WSCHED_DEBUG_TIMEOUT:-1800}" test
 	fi
 }
 
@@ -238,7 +238,7 @@ stage_stock() {	# stage_stock <test|demo>
 	host_check "$name" $vm_ok vermagic "wsched.ko vermagic '$vm' does not match $kver"
 	build_wsctl "$name"
 	make_initramfs "$name"
-	boot "$name" "/boot/vmlinuz-$kver" 1G "${WSCHED_STOCK_TIMEOUT:-600}" "$1"
+	boot "$name" "/boot/vmlinuz-$kver" 1G "${WSCHED_STOCK_TIMEOUT:-1200}" "$1"
 }
 
 # Host stage: the scheduler core built in user space from the same
