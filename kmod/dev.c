@@ -15,6 +15,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/freezer.h>
 #include <linux/fs.h>
@@ -307,6 +308,10 @@ static long wsd_probe(struct wsd_ctx *ctx, void __user *arg)
 	p.sqe_flags = WSCHED_SQE_FLAGS;
 	p.max_inflight = wsd_inflight_limit();
 	p.max_pinned = wsd_pinned_limit();
+	/* What the caller may pin: RLIMIT_MEMLOCK binds too (rbuf.c). */
+	if (!capable(CAP_IPC_LOCK))
+		p.max_pinned = min_t(u64, p.max_pinned,
+				     rlimit(RLIMIT_MEMLOCK) & PAGE_MASK);
 	p.max_sq_entries = wsd_sq_limit();
 	p.max_cq_entries = wsd_cq_limit();
 	if (copy_to_user(arg, &p, sizeof(p)))

@@ -14,7 +14,8 @@
  * - params_out_of_range: the limits refuse values they would not apply.
  * - register_file_backed: page cache of a regular file is not pinned.
  * - unregister_during_build: a half-built graph holds no operation.
- * - memlock_per_user: RLIMIT_MEMLOCK bounds a user across its processes.
+ * - memlock_per_user: RLIMIT_MEMLOCK bounds a user across its processes,
+ *   and the probe's max_pinned says so.
  * - enter_readonly_arg: ENTER with a read-only argument consumes nothing.
  * - submitter_runs_its_graph: one-node graphs waited for in ENTER run on
  *   the submitter (no worker of the context's pool woken).
@@ -576,9 +577,15 @@ static int memlock_holder(int cmd_fd, int ack_fd, unsigned int pages)
 	b.len = pages * PAGE;
 	/* Register when told; answer with the errno; let go when told. */
 	while (read(cmd_fd, &c, 1) == 1 && c != 'q') {
-		if (c == 'r')
+		if (c == 'r') {
 			res = -xioctl(ctx, WSCHED_IOC_REGISTER_BUFFERS, &reg);
-		else
+		} else if (c == 'p') {
+			struct wsched_probe p;
+
+			/* The probe tells what RLIMIT_MEMLOCK allows. */
+			res = do_probe(ctx, &p) ? 1 :
+			      p.max_pinned == 64 * 1024 ? 0 : 2;
+		} else
 			res = -xioctl(ctx, WSCHED_IOC_UNREGISTER_BUFFERS, NULL);
 		if (write(ack_fd, &res, 1) != 1)
 			return 4;
@@ -623,6 +630,7 @@ TEST(memlock_per_user)
 
 	ASSERT_LT(0, a);
 	ASSERT_LT(0, b);
+	EXPECT_EQ(0, memlock_ask(cmd_a, ack_a, 'p'));
 	/* 40 KiB each against a 64 KiB limit: one at a time only. */
 	EXPECT_EQ(0, memlock_ask(cmd_a, ack_a, 'r'));
 	EXPECT_EQ(ENOMEM, memlock_ask(cmd_b, ack_b, 'r'));

@@ -160,8 +160,9 @@ struct wsched_graph {
  * @sqe_flags: supported WSCHED_SQE_* (and WSCHED_NODE_*) flags of ring
  *	entries
  * @max_inflight: most nodes in flight per open file (module parameter)
- * @max_pinned: most bytes of registered buffers per open file (module
- *	parameter max_pinned_mb), RLIMIT_MEMLOCK permitting
+ * @max_pinned: most bytes of registered buffers per open file: the module
+ *	parameter max_pinned_mb, or the caller's RLIMIT_MEMLOCK (in whole
+ *	pages) if lower and it lacks CAP_IPC_LOCK
  * @max_sq_entries: largest submission ring
  * @max_cq_entries: largest completion ring
  * @resv: zero
