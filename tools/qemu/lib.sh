@@ -14,14 +14,18 @@ log() { printf '[wsched-rig] %s\n' "$*" >&2; }
 die() { printf '[wsched-rig] ERROR: %s\n' "$*" >&2; exit 1; }
 
 # Version of Debian's stock kernel to test against: newest installed
-# linux-image whose matching headers are installed too, unless overridden.
+# linux-image of the WSCHED_STOCK_SERIES (default 6.1.) whose matching
+# headers are installed too, unless WSCHED_STOCK_KVER overrides it.
 stock_kver() {
 	local v
 	if [[ -n ${WSCHED_STOCK_KVER:-} ]]; then
 		echo "$WSCHED_STOCK_KVER"
 		return
 	fi
-	for v in $(ls -1 /boot/vmlinuz-* 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -rV); do
+	# The series the module is tested on (other kernels may be installed
+	# on the host: Debian 12 also ships 6.12).
+	for v in $(ls -1 /boot/vmlinuz-"${WSCHED_STOCK_SERIES:-6.1.}"* 2>/dev/null |
+		   sed 's|/boot/vmlinuz-||' | sort -rV); do
 		if [[ -d /usr/src/linux-headers-$v && -r /boot/vmlinuz-$v ]]; then
 			echo "$v"
 			return
