@@ -447,8 +447,11 @@ long wsd_enter(struct wsd_ctx *ctx, void __user *arg)
 		return -EINVAL;
 	/*
 	 * The answer must be writable before anything is consumed: a caller
-	 * is never told that a call failed after it ran the work.
+	 * is never told that a call failed after it ran the work.  It says
+	 * nothing was consumed until the end of the call.
 	 */
+	e.submitted = 0;
+	e.sq_error = 0;
 	if (copy_to_user(arg, &e, sizeof(e)))
 		return -EFAULT;
 	wait = (e.flags & WSCHED_ENTER_GETEVENTS) && e.min_complete;
