@@ -300,7 +300,7 @@ TEST_F_TIMEOUT(build, mid_build_failslab, 600)
 {
 	unsigned int n, refused = 0;
 	__u32 preds[16][2];
-	int pools0 = ws_user_pools(NULL);
+	int pools0 = ws_user_pools(NULL), nth;
 	char buf[16];
 
 	if (access(FAILSLAB "/ignore-gfp-wait", W_OK) ||
@@ -309,6 +309,8 @@ TEST_F_TIMEOUT(build, mid_build_failslab, 600)
 	}
 	ASSERT_EQ(0, failslab_set("ignore-gfp-wait", "N"));
 	ASSERT_EQ(0, failslab_set("verbose", "0"));
+	nth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, nth);
 	for (n = 1; n < 10000; n++) {
 		struct wsched_buf b = { (uintptr_t)self->mem, 4 * PAGE };
 		struct wsched_buf_reg reg = {
@@ -323,13 +325,18 @@ TEST_F_TIMEOUT(build, mid_build_failslab, 600)
 		ASSERT_EQ(0, xioctl(r.fd, WSCHED_IOC_REGISTER_BUFFERS, &reg));
 		run0 = nodes_run(r.fd);
 		push_memset_graph(&r, 16, 0x77, preds, ~0U, NULL);
+		/*
+		 * Through one descriptor opened beforehand: opening the file
+		 * again while the count is armed would allocate, and fail
+		 * there instead.
+		 */
 		snprintf(buf, sizeof(buf), "%u", n);
-		ASSERT_EQ(0, write_file("/proc/thread-self/fail-nth", buf));
+		ASSERT_EQ((ssize_t)strlen(buf), pwrite(nth, buf, strlen(buf), 0));
 		ret = ring_enter(&r, 16, 0, 0, 0, NULL);
-		ASSERT_EQ(0, read_file("/proc/thread-self/fail-nth", buf,
-				       sizeof(buf)));
+		memset(buf, 0, sizeof(buf));
+		ASSERT_LT(0, pread(nth, buf, sizeof(buf) - 1, 0));
 		left = atoi(buf);
-		ASSERT_EQ(0, write_file("/proc/thread-self/fail-nth", "0"));
+		ASSERT_EQ(1, pwrite(nth, "0", 1, 0));
 		if (ret) {
 			EXPECT_TRUE(ret == -ENOMEM || ret == -EAGAIN ||
 				    ret == -EINTR)
@@ -350,6 +357,7 @@ TEST_F_TIMEOUT(build, mid_build_failslab, 600)
 		if (left)
 			break;
 	}
+	close(nth);
 	TH_LOG("allocations 1..%u of a first submission failed in turn: %u calls refused, the others ran whole",
 	       n - 1, refused);
 	EXPECT_LT(0, refused);
