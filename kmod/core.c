@@ -1601,17 +1601,6 @@ void ws_wake_idle(struct ws_pool *pool)
 }
 
 /**
- * ws_local_backlog - tasks queued on a slot's own deque
- * @worker: the caller's slot
- *
- * Return: the number of tasks, a snapshot.
- */
-unsigned int ws_local_backlog(struct ws_worker *worker)
-{
-	return ws_deque_size(&worker->deque);
-}
-
-/**
  * ws_help_until - run tasks of the pool until a condition holds
  * @worker: the caller's slot (ws_pool_current())
  * @cond: the condition; called between tasks, must be cheap

@@ -181,7 +181,6 @@ struct ws_worker *ws_pool_current(struct ws_pool *pool);
 void ws_spawn_local(struct ws_worker *worker, struct ws_group *group,
 		    struct ws_task *task);
 void ws_wake_idle(struct ws_pool *pool);
-unsigned int ws_local_backlog(struct ws_worker *worker);
 bool ws_help_until(struct ws_worker *worker, bool (*cond)(void *arg),
 		   void *arg);
 struct ws_pool *ws_pool_create_user(void);
