@@ -1566,9 +1566,9 @@ struct ws_worker *ws_pool_current(struct ws_pool *pool)
  * @group: the group, whose owner is not @worker (no lazy spawn)
  * @task: a ready task, set up with ws_task_init()
  *
- * For a thread that spawns a batch and then runs it itself: idle workers
- * are not woken for each task; the caller wakes one with ws_wake_idle()
- * once the batch holds parallel work.
+ * For a task cheaper than a wake-up (the graph engine's cheap nodes): it
+ * runs here, or is stolen by a worker that is awake anyway; the caller
+ * may wake one with ws_wake_idle() when there is work worth it.
  */
 void ws_spawn_local(struct ws_worker *worker, struct ws_group *group,
 		    struct ws_task *task)
@@ -1590,8 +1590,8 @@ void ws_spawn_local(struct ws_worker *worker, struct ws_group *group,
  * ws_wake_idle - wake one idle worker of a pool, if any
  * @pool: the pool
  *
- * After ws_spawn_local(): the full barrier orders the pushes before the
- * read of the idle count (pairs with the smp_mb() in ws_worker_sleep()).
+ * After ws_push_counted() or ws_spawn_local(): the full barrier orders
+ * the pushes before the read of the idle count (pairs with the smp_mb() in ws_worker_sleep()).
  */
 void ws_wake_idle(struct ws_pool *pool)
 {

@@ -332,7 +332,6 @@ struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 	}
 	graph->ctx = ctx;
 	graph->nr = nr;
-	graph->nr_edges = edges;
 	atomic_set(&graph->seq, 0);
 	atomic_set(&graph->ran, 0);
 	atomic_set(&graph->error, 0);

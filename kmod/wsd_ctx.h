@@ -152,7 +152,6 @@ struct wsd_node {
  *	graph where its last node finished
  * @ctx: the context that submitted it
  * @nr: number of @nodes
- * @nr_edges: number of entries of @succs
  * @cap_nodes: room for nodes in this block (blocks are reused)
  * @cap_edges: room for edges in this block
  * @seq: completions handed out
@@ -174,7 +173,6 @@ struct wsd_graph {
 	struct ws_group group;
 	struct wsd_ctx *ctx;
 	u32 nr;
-	u32 nr_edges;
 	u32 cap_nodes;
 	u32 cap_edges;
 	atomic_t seq;
