@@ -189,7 +189,7 @@ int wsd_mmap(struct wsd_ctx *ctx, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma_pages(vma) > region->nr_pages || !(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	return vm_map_pages_zero(vma, region->pages, vma_pages(vma));
 }
 

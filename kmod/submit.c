@@ -61,8 +61,9 @@ static int wsd_build_grow(struct wsd_build *build, u32 nr_preds)
 		u32 cap = max(16U, build->cap * 2);
 		void *nodes;
 
-		nodes = kvrealloc(build->nodes, build->cap * sizeof(*build->nodes),
-				  cap * sizeof(*build->nodes), GFP_KERNEL_ACCOUNT);
+		nodes = ws_kvrealloc(build->nodes,
+				     build->cap * sizeof(*build->nodes),
+				     cap * sizeof(*build->nodes), GFP_KERNEL_ACCOUNT);
 		if (!nodes)
 			return -ENOMEM;
 		build->nodes = nodes;
@@ -72,9 +73,9 @@ static int wsd_build_grow(struct wsd_build *build, u32 nr_preds)
 		u32 cap = max3(64U, build->preds_cap * 2, build->nr_preds + nr_preds);
 		void *preds;
 
-		preds = kvrealloc(build->preds,
-				  build->preds_cap * sizeof(*build->preds),
-				  cap * sizeof(*build->preds), GFP_KERNEL_ACCOUNT);
+		preds = ws_kvrealloc(build->preds,
+				     build->preds_cap * sizeof(*build->preds),
+				     cap * sizeof(*build->preds), GFP_KERNEL_ACCOUNT);
 		if (!preds)
 			return -ENOMEM;
 		build->preds = preds;

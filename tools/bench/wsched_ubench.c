@@ -688,7 +688,10 @@ static unsigned int add_variant(struct variant *v, unsigned int *nv,
 #define uring_fn(f)	(have_uring ? (f) : NULL)
 #define uring_ctx	(have_uring ? (void *)&uring : NULL)
 #else
-#define uring_fn(f)	NULL
+/* Without liburing the io_uring variants do not exist. */
+#define uring_nops	NULL
+#define uring_link4	NULL
+#define uring_fn(f)	(f)
 #define uring_ctx	NULL
 #endif
 

@@ -8,6 +8,12 @@
 # everything needed for `make -C obj M=...`) and a .done stamp.
 # $WSCHED_CACHE/kernel-current points at the latest finished tree.
 #
+# Several checkouts share the cache and may name different trees (another
+# branch's kernel.config, another linux-source): each key has its own lock,
+# so building one tree never blocks reusing another, and every use stamps
+# the tree (.used).  Old trees are pruned by prune_kernel_trees (lib.sh,
+# outside the key), which keeps every tree used in the last days.
+#
 # Prints the path of the finished tree on stdout.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -18,14 +24,15 @@ tree=$WSCHED_CACHE/kernel-$key
 obj=$tree/obj
 
 mkdir -p "$WSCHED_CACHE"
-exec 9>"$WSCHED_CACHE/kernel.lock"
+exec 9>"$WSCHED_CACHE/kernel-$key.lock"
 if ! flock -n 9; then
-	log "another run is building the kernel; waiting for $WSCHED_CACHE/kernel.lock"
+	log "another run is building this kernel; waiting for $WSCHED_CACHE/kernel-$key.lock"
 	flock 9
 fi
 
 if [[ -f $tree/.done ]]; then
 	log "reusing cached kernel $tree"
+	touch "$tree/.used"
 	ln -sfn "kernel-$key" "$WSCHED_CACHE/kernel-current"
 	echo "$tree"
 	exit 0
@@ -79,14 +86,11 @@ fi
 
 end=$(date +%s)
 echo "$((end - start))" >"$tree/build-seconds"
-touch "$tree/.done"
+echo "$LINUX_SOURCE_PKG" >"$tree/source"
+touch "$tree/.done" "$tree/.used"
 ln -sfn "kernel-$key" "$WSCHED_CACHE/kernel-current"
 log "kernel built in $((end - start)) s: $tree (bzImage: $obj/arch/x86/boot/bzImage)"
 
-# Keep only the current tree and the previous one.
-for old in $(ls -1dt "$WSCHED_CACHE"/kernel-* | tail -n +2); do
-	[[ -L $old || $old == "$tree" || ! -d $old ]] && continue
-	[[ -n ${keep:-} ]] && { log "removing old kernel tree $old"; rm -rf "$old"; }
-	keep=1
-done
+exec 9>&-
+prune_kernel_trees "$tree"
 echo "$tree"

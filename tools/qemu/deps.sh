@@ -1,20 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages the rig needs, if any is missing.
-# Usage: deps.sh [all|debug|stock]   (default all)
+# Usage: deps.sh [all|debug|stock|stock-6.12|stock-6.12-rt|dkms]
+#        (default all; several may be given)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-what=${1:-all}
+what=" ${*:-all} "
+has() { [[ $what == *" all "* || $what == *" $1 "* ]]; }
 pkgs=(build-essential gcc make libc6-dev python3 bc bison flex libelf-dev
       libssl-dev cpio xz-utils gzip kmod qemu-system-x86 busybox-static
       util-linux coreutils perl)
 # liburing.a: the io_uring baselines of make bench (tools/bench/wsched_ubench.c)
 pkgs+=(liburing-dev)
-case $what in
-all|debug) pkgs+=("$LINUX_SOURCE_PKG") ;;&
-all|stock) pkgs+=(linux-image-amd64 linux-headers-amd64) ;;
-esac
+# Debian 12's kernels: 6.1 (linux-*-amd64), and from bookworm-security the
+# 6.12 LTS and its PREEMPT_RT flavour (the headers pull in the image).
+has debug && pkgs+=("$LINUX_SOURCE_PKG")
+for s in stock stock-6.12 stock-6.12-rt; do
+	has "$s" && pkgs+=("$(stock_image_pkg "$s")" "$(stock_headers_pkg "$s")")
+done
+# dkms builds wsched for every header set (a host step of the rig); udev's
+# udevadm checks the rule file.
+has dkms && pkgs+=(dkms udev)
 
 sudo=
 [[ $(id -u) -eq 0 ]] || sudo=sudo
@@ -33,12 +40,14 @@ if ((${#missing[@]})); then
 	$sudo apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-# The stock stage needs headers of exactly the installed image's version.
-if [[ $what != debug ]] && ! stock_kver >/dev/null; then
-	v=$(ls -1 /boot/vmlinuz-* 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -V | tail -1)
-	[[ -n $v ]] || die "no /boot/vmlinuz-* after installing linux-image-amd64"
+# A stock stage needs headers of exactly the installed image's version.
+for s in stock stock-6.12 stock-6.12-rt; do
+	has "$s" || continue
+	stock_kver "$s" >/dev/null && continue
+	v=$(stock_images "$s" | head -1)
+	[[ -n $v ]] || die "$s: no /boot/vmlinuz-* after installing $(stock_image_pkg "$s")"
 	log "installing linux-headers-$v to match /boot/vmlinuz-$v"
 	export DEBIAN_FRONTEND=noninteractive
 	$sudo apt-get update
 	$sudo apt-get install -y --no-install-recommends "linux-headers-$v"
-fi
+done

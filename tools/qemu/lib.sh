@@ -6,26 +6,67 @@ REPO_DIR=$(cd "$RIG_DIR/../.." && pwd)
 WSCHED_CACHE=${WSCHED_CACHE:-/var/cache/wsched}
 # Per-checkout build outputs (gitignored).
 WSCHED_OUT=${WSCHED_OUT:-$REPO_DIR/.build}
-LINUX_SOURCE_PKG=${LINUX_SOURCE_PKG:-linux-source-6.1}
+# The debug kernel tracks the newest LTS Debian ships (bookworm-security).
+LINUX_SOURCE_PKG=${LINUX_SOURCE_PKG:-linux-source-6.12}
 LINUX_SOURCE_TAR=/usr/src/$LINUX_SOURCE_PKG.tar.xz
 NPROC=$(nproc)
 
 log() { printf '[wsched-rig] %s\n' "$*" >&2; }
 die() { printf '[wsched-rig] ERROR: %s\n' "$*" >&2; exit 1; }
 
-# Version of Debian's stock kernel to test against: newest installed
-# linux-image of the WSCHED_STOCK_SERIES (default 6.1.) whose matching
-# headers are installed too, unless WSCHED_STOCK_KVER overrides it.
-stock_kver() {
+# Debian's stock kernels, one rig stage each:
+#   stock          6.1 (bookworm's linux-image-amd64), e.g. 6.1.0-57-amd64
+#   stock-6.12     6.12 LTS (bookworm-security), e.g. 6.12.118+deb12-amd64
+#   stock-6.12-rt  its PREEMPT_RT flavour, e.g. 6.12.118+deb12-rt-amd64
+STOCK_STAGES="stock stock-6.12 stock-6.12-rt"
+
+stock_image_pkg() {	# stock_image_pkg <stage>: the meta-package apt installs
+	case $1 in
+	stock) echo linux-image-amd64 ;;
+	stock-6.12) echo linux-image-6.12-amd64 ;;
+	stock-6.12-rt) echo linux-image-6.12-rt-amd64 ;;
+	*) die "unknown stock stage $1" ;;
+	esac
+}
+
+stock_headers_pkg() {	# stock_headers_pkg <stage>
+	local p
+	p=$(stock_image_pkg "$1")
+	echo "linux-headers-${p#linux-image-}"
+}
+
+# The stage a kernel version belongs to (nothing for other flavours).
+stock_stage_of() {	# stock_stage_of <kernel version>
+	case $1 in
+	*-cloud-*) ;;
+	6.1.*-rt-amd64) ;;
+	6.1.*-amd64) echo stock ;;
+	6.12.*-rt-amd64) echo stock-6.12-rt ;;
+	6.12.*-amd64) echo stock-6.12 ;;
+	esac
+}
+
+# Installed images of a stage's series, newest first.
+stock_images() {	# stock_images <stage>
 	local v
-	if [[ -n ${WSCHED_STOCK_KVER:-} ]]; then
-		echo "$WSCHED_STOCK_KVER"
+	for v in $(ls -1 /boot/vmlinuz-* 2>/dev/null | sed 's|/boot/vmlinuz-||'); do
+		[[ $(stock_stage_of "$v") == "$1" ]] && echo "$v"
+	done | sort -rV
+}
+
+# Version of a stage's stock kernel: the newest installed image of its
+# series whose matching headers are installed too, unless overridden by
+# WSCHED_STOCK_KVER (stock), WSCHED_STOCK_6_12_KVER or
+# WSCHED_STOCK_6_12_RT_KVER.
+stock_kver() {	# stock_kver [stage]
+	local v stage=${1:-stock} var
+	var=WSCHED_${stage//[.-]/_}_KVER
+	var=${var^^}
+	if [[ -n ${!var:-} ]]; then
+		echo "${!var}"
 		return
 	fi
-	# The series the module is tested on (other kernels may be installed
-	# on the host: Debian 12 also ships 6.12).
-	for v in $(ls -1 /boot/vmlinuz-"${WSCHED_STOCK_SERIES:-6.1.}"* 2>/dev/null |
-		   sed 's|/boot/vmlinuz-||' | sort -rV); do
+	for v in $(stock_images "$stage"); do
 		if [[ -d /usr/src/linux-headers-$v && -r /boot/vmlinuz-$v ]]; then
 			echo "$v"
 			return
@@ -51,4 +92,32 @@ copy_src() {	# copy_src <from> <to>
 		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
 		--exclude=Module.symvers --exclude=modules.order --exclude='.tmp_*' . |
 		tar -C "$2" -xf -
+}
+
+# Remove old debug kernel trees, never one that a checkout may still use.
+# Kept: the tree just built, the target of kernel-current, the newest two
+# finished trees of each linux-source package, every tree used (built or
+# reused, the .used stamp) in the last WSCHED_CACHE_KEEP_DAYS days (default
+# 3), and every tree whose build is in progress (its key's lock is held).
+# This lives outside build-kernel.sh so that changing it does not change
+# the cache key.
+prune_kernel_trees() {	# prune_kernel_trees <tree just built>
+	local days=${WSCHED_CACHE_KEEP_DAYS:-3} cur d src
+	local -A seen=()
+	cur=$(readlink -f "$WSCHED_CACHE/kernel-current" 2>/dev/null || true)
+	# Newest first, by the time each tree was finished.
+	for d in $(ls -1dt "$WSCHED_CACHE"/kernel-*/.done 2>/dev/null); do
+		d=${d%/.done}
+		[[ -L $d ]] && continue	# kernel-current
+		src=$(cat "$d/source" 2>/dev/null ||
+		      readlink "$d/src/linux" 2>/dev/null || echo unknown)
+		seen[$src]=$((${seen[$src]:-0} + 1))
+		[[ $d == "$1" || $d == "$cur" ]] && continue
+		((${seen[$src]} <= 2)) && continue
+		[[ -n $(find "$d" -maxdepth 1 -name .used -mtime "-$days") ]] && continue
+		# A tree rebuilt right now by another run: its lock is held.
+		flock -n "$d.lock" true 2>/dev/null || continue
+		log "removing kernel tree $d (unused for $days days, not among the newest two of $src)"
+		rm -rf "$d"
+	done
 }

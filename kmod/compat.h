@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wsched: differences between the kernels wsched supports.
+ *
+ * Supported: Debian 12's 6.1 and 6.12 (also its PREEMPT_RT flavour).
+ *
+ * kmod/Kbuild includes this file ahead of every source file (-include),
+ * so it includes nothing but linux/version.h (a source file's pr_fmt must
+ * come before the kernel headers) and its shims are macros.  Each shim
+ * names the version that changed the interface; call sites use one
+ * spelling for all kernels.  This is the only file that tests
+ * LINUX_VERSION_CODE (tools/qemu/checkpatch.sh lets it).
+ */
+#ifndef _WS_COMPAT_H
+#define _WS_COMPAT_H
+
+#include <linux/version.h>
+
+/* True when building for a kernel older than @major.@minor. */
+#define WS_KERNEL_BEFORE(major, minor) \
+	(KERNEL_VERSION(major, minor, 0) > LINUX_VERSION_CODE)
+
+/*
+ * 6.3 made vma->vm_flags read-only: vm_flags_set() changes them (and
+ * asserts that the mmap lock is held for writing).
+ */
+#if WS_KERNEL_BEFORE(6, 3)
+#define vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
+#endif
+
+/*
+ * 6.12 dropped kvrealloc()'s old-size argument (the allocator knows it);
+ * ws_kvrealloc() takes both sizes and passes what the kernel wants (on
+ * 6.12 @oldsize is evaluated and discarded).
+ */
+#if WS_KERNEL_BEFORE(6, 12)
+#define ws_kvrealloc(p, oldsize, newsize, gfp) \
+	kvrealloc(p, oldsize, newsize, gfp)
+#else
+#define ws_kvrealloc(p, oldsize, newsize, gfp) \
+	kvrealloc(p, ((void)(oldsize), (newsize)), gfp)
+#endif
+
+/*
+ * 6.12 removed no_llseek(): a NULL .llseek now means the file cannot seek,
+ * which is what no_llseek() did before.
+ */
+#if !WS_KERNEL_BEFORE(6, 12)
+#define no_llseek	NULL
+#endif
+
+#endif /* _WS_COMPAT_H */
