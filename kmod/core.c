@@ -208,12 +208,12 @@ static void ws_wake_one(struct ws_pool *pool)
 	/* Pairs with atomic_inc() in ws_worker_sleep() (see its barrier). */
 	if (!atomic_read(&pool->nr_idle))
 		return;
-	spin_lock_irqsave(&pool->idle_lock, flags);
+	raw_spin_lock_irqsave(&pool->idle_lock, flags);
 	worker = list_first_entry_or_null(&pool->idle_list, struct ws_worker,
 					  idle_node);
 	if (worker)
 		ws_wake_locked(pool, worker);
-	spin_unlock_irqrestore(&pool->idle_lock, flags);
+	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
 }
 
 /**
@@ -572,7 +572,7 @@ void ws_enqueue(struct ws_group *group, struct ws_task *task)
 	if (!ws_task_arm(group, task))
 		return;
 	task->node.next = NULL;
-	spin_lock_irqsave(&pool->fifo_lock, flags);
+	raw_spin_lock_irqsave(&pool->fifo_lock, flags);
 	/*
 	 * fifo_tail points at fifo_head when the queue is empty.  Stores to
 	 * fifo_head are WRITE_ONCE(): ws_pool_has_work() and the peek in
@@ -583,7 +583,7 @@ void ws_enqueue(struct ws_group *group, struct ws_task *task)
 	else
 		*pool->fifo_tail = &task->node;
 	pool->fifo_tail = &task->node.next;
-	spin_unlock_irqrestore(&pool->fifo_lock, flags);
+	raw_spin_unlock_irqrestore(&pool->fifo_lock, flags);
 	ws_stat_inc(pool, enqueued);
 	/* Publish before looking for sleepers; as in ws_inject(). */
 	smp_mb();
@@ -599,7 +599,7 @@ static struct ws_task *ws_take_fifo(struct ws_pool *pool)
 	/* Unlocked peek; the lock orders the real take. */
 	if (!READ_ONCE(pool->fifo_head))
 		return NULL;
-	spin_lock_irqsave(&pool->fifo_lock, flags);
+	raw_spin_lock_irqsave(&pool->fifo_lock, flags);
 	node = pool->fifo_head;
 	if (node) {
 		/* Pairs with the lockless READ_ONCE() readers of fifo_head. */
@@ -607,7 +607,7 @@ static struct ws_task *ws_take_fifo(struct ws_pool *pool)
 		if (!node->next)
 			pool->fifo_tail = &pool->fifo_head;
 	}
-	spin_unlock_irqrestore(&pool->fifo_lock, flags);
+	raw_spin_unlock_irqrestore(&pool->fifo_lock, flags);
 	return node ? llist_entry(node, struct ws_task, node) : NULL;
 }
 
@@ -667,14 +667,14 @@ void ws_spawn_on(struct ws_group *group, struct ws_task *task, int cpu)
 	 * too deep to take other work): wake another worker, which takes
 	 * the task from the mailbox once it finds nothing else to run.
 	 */
-	spin_lock_irqsave(&pool->idle_lock, flags);
+	raw_spin_lock_irqsave(&pool->idle_lock, flags);
 	if (!list_empty(&target->idle_node))
 		ws_wake_locked(pool, target);
 	else if (!list_empty(&pool->idle_list))
 		ws_wake_locked(pool, list_first_entry(&pool->idle_list,
 						      struct ws_worker,
 						      idle_node));
-	spin_unlock_irqrestore(&pool->idle_lock, flags);
+	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
 }
 EXPORT_SYMBOL_GPL(ws_spawn_on);
 
@@ -1005,11 +1005,11 @@ static void ws_worker_sleep(struct ws_worker *worker)
 {
 	struct ws_pool *pool = worker->pool;
 
-	spin_lock_irq(&pool->idle_lock);
+	raw_spin_lock_irq(&pool->idle_lock);
 	list_add(&worker->idle_node, &pool->idle_list);
 	atomic_inc(&pool->nr_idle);
 	set_current_state(TASK_IDLE);
-	spin_unlock_irq(&pool->idle_lock);
+	raw_spin_unlock_irq(&pool->idle_lock);
 	/*
 	 * Order our idle mark before the recheck of the queues; pairs with
 	 * the smp_mb() in ws_inject(), ws_enqueue() and ws_spawn_on()
@@ -1025,12 +1025,12 @@ static void ws_worker_sleep(struct ws_worker *worker)
 	}
 	__set_current_state(TASK_RUNNING);
 
-	spin_lock_irq(&pool->idle_lock);
+	raw_spin_lock_irq(&pool->idle_lock);
 	if (!list_empty(&worker->idle_node)) {
 		list_del_init(&worker->idle_node);
 		atomic_dec(&pool->nr_idle);
 	}
-	spin_unlock_irq(&pool->idle_lock);
+	raw_spin_unlock_irq(&pool->idle_lock);
 }
 
 /**

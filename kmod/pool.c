@@ -58,13 +58,13 @@ void ws_freeze_pools(bool freeze)
 		 * ws_frozen under the same lock order, so it either sees the
 		 * new value or is on the list we wake.
 		 */
-		spin_lock_irq(&pool->idle_lock);
+		raw_spin_lock_irq(&pool->idle_lock);
 		WRITE_ONCE(ws_frozen, freeze);
 		if (!freeze)
 			list_for_each_entry_safe(worker, tmp, &pool->idle_list,
 						 idle_node)
 				ws_wake_locked(pool, worker);
-		spin_unlock_irq(&pool->idle_lock);
+		raw_spin_unlock_irq(&pool->idle_lock);
 	}
 	WRITE_ONCE(ws_frozen, freeze);
 	mutex_unlock(&ws_pools_lock);
@@ -336,11 +336,11 @@ static int ws_pool_setup(struct ws_pool *pool, const char *name,
 	pool->nr_cpus = nr_cpu_ids;
 	pool->nr_slots = nr_cpu_ids + WS_MAX_JOINED;
 	init_llist_head(&pool->inject);
-	spin_lock_init(&pool->fifo_lock);
+	raw_spin_lock_init(&pool->fifo_lock);
 	pool->fifo_tail = &pool->fifo_head;
 	atomic_set(&pool->nr_idle, 0);
 	atomic_set(&pool->nr_stuck, 0);
-	spin_lock_init(&pool->idle_lock);
+	raw_spin_lock_init(&pool->idle_lock);
 	INIT_LIST_HEAD(&pool->idle_list);
 	/* A user pool's attributes are its owner's, who may join it. */
 	pool->joinable = pool->user || !attrs ||

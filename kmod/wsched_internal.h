@@ -92,13 +92,15 @@ struct ws_worker {
  * @joined: bitmap of the join slots in use (A: claimed with
  *	test_and_set_bit_lock(), released with clear_bit_unlock())
  * @inject: tasks submitted from outside the pool's threads (A)
- * @fifo_lock: guards the FIFO queue
+ * @fifo_lock: guards the FIFO queue (raw: ws_enqueue() is callable from
+ *	hard interrupts, also on PREEMPT_RT; a few stores under it)
  * @fifo_head: oldest task queued by ws_enqueue(), or NULL (fifo_lock;
  *	read locklessly with READ_ONCE())
  * @fifo_tail: where the next enqueued task is linked (fifo_lock)
  * @nr_idle: number of workers on @idle_list (L for writes; read
  *	locklessly)
- * @idle_lock: protects @idle_list and the wake-up of its workers
+ * @idle_lock: protects @idle_list and the wake-up of its workers (raw:
+ *	wakers run in any context; held for list updates and wake-ups)
  * @idle_list: workers that are asleep or about to sleep (L)
  * @nr_stuck: threads napping in a wait that may not run what is queued (A)
  * @nr_threads: workers with a running thread (H; read with READ_ONCE())
@@ -122,11 +124,11 @@ struct ws_pool {
 	unsigned int nr_slots;
 	unsigned long joined;
 	struct llist_head inject ____cacheline_aligned_in_smp;
-	spinlock_t fifo_lock ____cacheline_aligned_in_smp;	/* guards fifo */
+	raw_spinlock_t fifo_lock ____cacheline_aligned_in_smp;	/* guards fifo */
 	struct llist_node *fifo_head;
 	struct llist_node **fifo_tail;
 	atomic_t nr_idle ____cacheline_aligned_in_smp;
-	spinlock_t idle_lock;		/* guards idle_list */
+	raw_spinlock_t idle_lock;	/* guards idle_list */
 	struct list_head idle_list;
 	atomic_t nr_stuck;
 	unsigned int nr_threads;

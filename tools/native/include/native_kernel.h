@@ -364,6 +364,11 @@ static inline void spin_unlock(spinlock_t *l) { pthread_mutex_unlock(&l->m); }
 #define spin_lock_irqsave(l, f)		do { (f) = 0; spin_lock(l); } while (0)
 #define spin_unlock_irqrestore(l, f)	do { (void)(f); spin_unlock(l); } while (0)
 #define lockdep_assert_held(l)		do { } while (0)
+#define raw_spin_lock_init(l)		spin_lock_init(l)
+#define raw_spin_lock_irq(l)		spin_lock(l)
+#define raw_spin_unlock_irq(l)		spin_unlock(l)
+#define raw_spin_lock_irqsave(l, f)	spin_lock_irqsave(l, f)
+#define raw_spin_unlock_irqrestore(l, f) spin_unlock_irqrestore(l, f)
 
 /* ---- mutexes ------------------------------------------------------------ */
 struct mutex { pthread_mutex_t m; };
