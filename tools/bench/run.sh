@@ -21,6 +21,10 @@
 #                (tools/bench/profile.py); use with BENCH_ONLY=nop_ring
 #   BENCH_LIBURING=0  build wsched_ubench without liburing (io_uring rows
 #                skipped), as on a host without liburing-dev
+#   BENCH_KERNEL the kernel to boot: a stock stage name (stock = 6.1,
+#                stock-6.12, stock-6.12-rt) or an installed kernel version
+#                (/boot/vmlinuz-<ver> with /usr/src/linux-headers-<ver>);
+#                default stock
 #   WSCHED_OUT   build outputs (default <repo>/.build); this uses bench/
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -32,9 +36,22 @@ out=$WSCHED_OUT/bench
 results=$REPO_DIR/results
 m=$out/mod
 
-"$RIG_DIR/deps.sh" stock
-kver=$(stock_kver) || die "no /boot/vmlinuz-<ver> with matching /usr/src/linux-headers-<ver>"
+bench_kernel=${BENCH_KERNEL:-stock}
+case " $STOCK_STAGES " in
+*" $bench_kernel "*)
+	"$RIG_DIR/deps.sh" "$bench_kernel"
+	kver=$(stock_kver "$bench_kernel") ||
+		die "no /boot/vmlinuz-<ver> with matching /usr/src/linux-headers-<ver> for $bench_kernel"
+	;;
+*)
+	"$RIG_DIR/deps.sh" debug	# the build tools
+	kver=$bench_kernel
+	;;
+esac
 kdir=/usr/src/linux-headers-$kver
+[[ -r /boot/vmlinuz-$kver && -f $kdir/Makefile ]] ||
+	die "BENCH_KERNEL=$bench_kernel: need /boot/vmlinuz-$kver and $kdir"
+log "bench: kernel $kver"
 
 rm -rf "$out"
 mkdir -p "$m/tools" "$results"

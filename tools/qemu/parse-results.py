@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """Parse the results of the wsched QEMU rig.
 
-Usage: parse-results.py STAGE=DIR [STAGE=DIR ...]
+Usage: parse-results.py [--all FILE] [-v] STAGE=DIR [STAGE=DIR ...]
 
 Each DIR may hold host.tap (host-side checks), results.log (second serial
-port of the guest, in sections written by guest-init.sh) and console.log
-(kernel console, scanned for splats).  Prints one PASS/FAIL/SKIP line per
-test, then exactly one summary line "N passed, N failed[, N skipped]".
-Exits 1 on any failure.
+port of the guest, in sections written by guest-init.sh), console.log
+(kernel console, scanned for splats), kernel (the kernel it ran) and
+stage-seconds; a file host-only marks a stage without a guest.  Writes one
+PASS/FAIL/SKIP line per test to FILE (--all) and prints the FAIL and SKIP
+lines (-v: every line), then one line per stage, "stage NAME (KERNEL):
+N passed, N failed[, N skipped], T s", then exactly one summary line
+"N passed, N failed[, N skipped]".  Exits 1 on any failure.
 """
 
 import os
@@ -50,22 +53,39 @@ KMSG_PREFIX_RE = re.compile(r'^\[\s*\d+\.\d+\]\s*')
 
 
 class Results:
-    def __init__(self):
+    def __init__(self, log=None, verbose=False):
         self.passed = self.failed = self.skipped = 0
         self.failed_in = {}  # "stage:suite/" -> failures
+        self.stages = {}  # stage -> [passed, failed, skipped]
+        self.log = log
+        self.verbose = verbose
 
     def emit(self, status, name, why=''):
         if status not in ('PASS', 'SKIP'):
             pre = name.split('/')[0] + '/'
             self.failed_in[pre] = self.failed_in.get(pre, 0) + 1
+        per = self.stages.setdefault(name.split(':')[0], [0, 0, 0])
         if status == 'PASS':
             self.passed += 1
+            per[0] += 1
         elif status == 'SKIP':
             self.skipped += 1
+            per[2] += 1
         else:
             status = 'FAIL'
             self.failed += 1
-        print(f'{status} {name}' + (f' ({why})' if why else ''))
+            per[1] += 1
+        line = f'{status} {name}' + (f' ({why})' if why else '')
+        if self.log:
+            self.log.write(line + '\n')
+        if status != 'PASS' or self.verbose or not self.log:
+            print(line)
+
+    def detail(self, line):
+        """Context of a failure: on stdout and in the log."""
+        if self.log:
+            self.log.write(line + '\n')
+        print(line)
 
 
 def clean(line):
@@ -221,7 +241,7 @@ def handle_section(stage, section, body, res):
         parse_torture(stage, name, body, res)
     elif kind == 'kmemleak':
         for line in body[:40]:
-            print(f'    {stage} kmemleak: {line}')
+            res.detail(f'    {stage} kmemleak: {line}')
 
 
 def parse_torture(stage, name, body, res):
@@ -266,27 +286,49 @@ def scan_console(stage, path, res):
         nsplat += 1
         res.emit('FAIL', f'{stage}:console/splat', f'{os.path.basename(path)}:{i + 1}: {text.strip()[:160]}')
         for ctx in lines[i:i + 12]:
-            print(f'    | {ctx}')
+            res.detail(f'    | {ctx}')
     if nsplat == 0:
         res.emit('PASS', f'{stage}:console/no-splat')
 
 
+def read_first_line(path):
+    try:
+        with open(path) as f:
+            return f.readline().strip()
+    except OSError:
+        return ''
+
+
 def main(argv):
-    res = Results()
+    log = None
+    verbose = False
+    while argv and argv[0].startswith('-'):
+        if argv[0] == '--all' and len(argv) > 1:
+            log = open(argv[1], 'w')
+            argv = argv[2:]
+        elif argv[0] == '-v':
+            verbose = True
+            argv = argv[1:]
+        else:
+            break
+    res = Results(log, verbose)
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2
+    order = []
     for arg in argv:
         stage, _, d = arg.partition('=')
+        order.append((stage, d))
+        res.stages.setdefault(stage, [0, 0, 0])
         host = os.path.join(d, 'host.tap')
         if os.path.exists(host):
             with open(host) as f:
                 parse_tap(f.readlines(), f'{stage}:host/', res, check_plan=False)
         rlog = os.path.join(d, 'results.log')
         clog = os.path.join(d, 'console.log')
-        if stage == 'native':
+        if stage == 'native' or os.path.exists(os.path.join(d, 'host-only')):
             if not os.path.exists(host):
-                res.emit('FAIL', 'native:host', 'no result')
+                res.emit('FAIL', f'{stage}:host', 'no result')
             continue
         if not os.path.exists(clog):
             res.emit('FAIL', f'{stage}:boot', 'the stage did not boot')
@@ -298,12 +340,23 @@ def main(argv):
             res.emit('FAIL', f'{stage}:final-marker', 'missing: guest timed out or crashed')
             tail = open(clog, errors='replace').read().splitlines()[-25:]
             for line in tail:
-                print(f'    | {clean(line)}')
+                res.detail(f'    | {clean(line)}')
         scan_console(stage, clog, res)
+    for stage, d in order:
+        p, f, sk = res.stages[stage]
+        kernel = read_first_line(os.path.join(d, 'kernel'))
+        secs = read_first_line(os.path.join(d, 'stage-seconds'))
+        line = f'stage {stage}' + (f' ({kernel})' if kernel else '')
+        line += f': {p} passed, {f} failed' + (f', {sk} skipped' if sk else '')
+        if secs:
+            line += f', {secs} s'
+        res.detail(line)
     summary = f'{res.passed} passed, {res.failed} failed'
     if res.skipped:
         summary += f', {res.skipped} skipped'
-    print(summary)
+    res.detail(summary)
+    if log:
+        log.close()
     return 1 if res.failed else 0
 
 

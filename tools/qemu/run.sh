@@ -2,13 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 # wsched QEMU test rig.
 #
-# Usage: tools/qemu/run.sh [--stage debug|stock|all] [--demo] [--no-parse]
+# Usage: tools/qemu/run.sh [--stage STAGE[,STAGE...]|all] [--demo] [--no-parse]
 #                          [--torture SECONDS]
 #
-#   debug  build (or reuse) the debug kernel (KASAN, lockdep, kmemleak,
-#          KUnit), build wsched.ko, wsched_test.ko, wsched_smoke.ko and the
-#          selftests against it, boot it and run everything.
-#   stock  the same on Debian's stock kernel (no KUnit).
+#   native     the core in user space under ThreadSanitizer (host)
+#   debug      build (or reuse) the 6.12 debug kernel (KASAN, lockdep,
+#              kmemleak, KUnit, fault injection), build wsched.ko,
+#              wsched_test.ko, wsched_smoke.ko and the selftests against
+#              it, boot it and run everything.
+#   stock      the same on Debian's stock 6.1 kernel (no KUnit).
+#   stock-6.12, stock-6.12-rt
+#              the same on Debian's 6.12 LTS kernel and its PREEMPT_RT
+#              flavour (bookworm-security).
+#   packaging  host: dkms build for every stock kernel's headers, make
+#              install into a DESTDIR, the udev rule checked by udevadm.
 #   --demo boot the stock kernel, load wsched.ko and the smoke module,
 #          print the result and the debugfs stats, run wsctl (crc32c of
 #          a 32 MiB file, an example graph), power off.
@@ -18,6 +25,7 @@
 # Environment: WSCHED_CACHE (kernel cache, default /var/cache/wsched),
 # WSCHED_OUT (build outputs, default <repo>/.build), WSCHED_KMOD_SRC (the
 # core's source directory, default <repo>/kmod), WSCHED_STOCK_KVER,
+# WSCHED_STOCK_6_12_KVER, WSCHED_STOCK_6_12_RT_KVER,
 # WSCHED_DEBUG_TIMEOUT / WSCHED_STOCK_TIMEOUT (seconds), WSCHED_VERBOSE=1
 # (show the guest console while it runs).
 set -euo pipefail
@@ -34,12 +42,13 @@ while (($#)); do
 	--demo) demo=1 ;;
 	--no-parse) parse=0 ;;
 	--torture) torture=$2; stages=debug; shift ;;
-	-h|--help) sed -n '3,23p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,30p' "$0"; exit 0 ;;
 	*) die "unknown argument $1" ;;
 	esac
 	shift
 done
-[[ $stages == all ]] && stages="native debug stock"
+[[ $stages == all ]] && stages="native debug $STOCK_STAGES packaging"
+stages=${stages//,/ }
 
 KMOD_SRC=${WSCHED_KMOD_SRC:-$REPO_DIR/kmod}
 mkdir -p "$WSCHED_OUT"
@@ -132,6 +141,7 @@ ksft_src() {
 	fi
 	local d=$WSCHED_CACHE/kselftest-headers
 	if [[ ! -f $d/$LINUX_SOURCE_PKG/tools/testing/selftests/kselftest_harness.h ]]; then
+		[[ -r $LINUX_SOURCE_TAR ]] || "$RIG_DIR/deps.sh" debug >&2
 		log "extracting kselftest headers from $LINUX_SOURCE_TAR"
 		mkdir -p "$d"
 		tar -xf "$LINUX_SOURCE_TAR" -C "$d" --wildcards \
@@ -150,6 +160,9 @@ make_initramfs() {	# make_initramfs <stage>
 	done
 	cp "$RIG_DIR/guest-init.sh" "$r/init"
 	chmod 755 "$r/init"
+	# No udevd in the guest: /init applies the rule's GROUP and MODE.
+	mkdir -p "$r/lib/udev/rules.d"
+	cp "$REPO_DIR/udev/60-wsched.rules" "$r/lib/udev/rules.d/"
 	for ko in "$WSCHED_OUT/$stage"/mod/kmod/*.ko "$WSCHED_OUT/$stage"/mod/tools/smoke/*.ko \
 		  "$WSCHED_OUT/$stage"/mod/tools/samples/crc32c/*.ko \
 		  "$WSCHED_OUT/$stage"/mod/tools/samples/op_xor/*.ko; do
@@ -209,7 +222,12 @@ stage_debug() {
 	fi
 	host_check debug 0 build_kernel
 	log "debug kernel tree: $tree (also $WSCHED_CACHE/kernel-current)"
-	build_selftests "$tree/src/linux" || host_check debug 1 build_selftests
+	echo "$(cat "$tree/obj/include/config/kernel.release" 2>/dev/null) (debug)" >"$WSCHED_OUT/debug/kernel"
+	if build_selftests "$tree/src/linux"; then
+		selftests_built=1
+	else
+		host_check debug 1 build_selftests
+	fi
 	build_modules debug "$tree/obj" || return 0
 	build_wsctl debug
 	make_initramfs debug
@@ -221,15 +239,24 @@ stage_debug() {
 	fi
 }
 
-stage_stock() {	# stage_stock <test|demo>
-	local kver kdir name=stock
-	[[ $1 == demo ]] && name=demo
-	"$RIG_DIR/deps.sh" stock
-	kver=$(stock_kver) || die "no /boot/vmlinuz-<ver> with matching /usr/src/linux-headers-<ver>"
+selftests_built=0
+stage_stock() {	# stage_stock <stage> <test|demo>
+	local kver kdir name=$1
+	[[ $2 == demo ]] && name=demo
+	"$RIG_DIR/deps.sh" "$1"
+	if ! kver=$(stock_kver "$1"); then
+		host_check "$name" 1 stock_kernel "no /boot/vmlinuz-<ver> with matching /usr/src/linux-headers-<ver> for $1"
+		return 0
+	fi
 	kdir=/usr/src/linux-headers-$kver
+	echo "$kver" >"$WSCHED_OUT/$name/kernel"
 	log "$name: stock kernel $kver"
-	if [[ $1 == test ]]; then
-		build_selftests "$(ksft_src)" || host_check stock 1 build_selftests
+	if [[ $2 == test ]] && ((!selftests_built)); then
+		if build_selftests "$(ksft_src)"; then
+			selftests_built=1
+		else
+			host_check "$name" 1 build_selftests
+		fi
 	fi
 	build_modules "$name" "$kdir" || return 0
 	local vm vm_ok=0
@@ -238,7 +265,102 @@ stage_stock() {	# stage_stock <test|demo>
 	host_check "$name" $vm_ok vermagic "wsched.ko vermagic '$vm' does not match $kver"
 	build_wsctl "$name"
 	make_initramfs "$name"
-	boot "$name" "/boot/vmlinuz-$kver" 1G "${WSCHED_STOCK_TIMEOUT:-1200}" "$1"
+	boot "$name" "/boot/vmlinuz-$kver" 1G "${WSCHED_STOCK_TIMEOUT:-1200}" "$2"
+}
+
+# Host stage: packaging.  dkms builds wsched for the headers of every stock
+# kernel, in a private DKMS tree (nothing is installed on the host); make
+# install runs into a DESTDIR and must put every file in place; udevadm
+# applies the udev rule to a stand-in device in a private mount namespace
+# (udev cannot see /dev/wsched here: the module is not loaded on the host).
+stage_packaging() {
+	local st=packaging t=$WSCHED_OUT/packaging s kver ver dest f
+	touch "$t/host-only"
+	"$RIG_DIR/deps.sh" dkms $STOCK_STAGES
+	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO_DIR/dkms.conf")
+	mkdir -p "$t/dkms/src/wsched-$ver" "$t/dkms/tree"
+	tar -C "$REPO_DIR" -cf - dkms.conf Kbuild kmod uapi | tar -C "$t/dkms/src/wsched-$ver" -xf -
+	if dkms add --sourcetree "$t/dkms/src" --dkmstree "$t/dkms/tree" \
+		-m wsched -v "$ver" >"$t/dkms.log" 2>&1; then
+		host_check $st 0 dkms_add
+	else
+		host_check $st 1 dkms_add "see $t/dkms.log"
+	fi
+	for s in $STOCK_STAGES; do
+		if ! kver=$(stock_kver "$s"); then
+			host_check $st 1 "dkms_build_$s" "no headers for $s"
+			continue
+		fi
+		log "packaging: dkms build for $kver"
+		if dkms build --sourcetree "$t/dkms/src" --dkmstree "$t/dkms/tree" \
+			-m wsched -v "$ver" -k "$kver" >>"$t/dkms.log" 2>&1 &&
+		   compgen -G "$t/dkms/tree/wsched/$ver/$kver/*/module/wsched.ko*" >/dev/null; then
+			host_check $st 0 "dkms_build_$kver"
+		else
+			host_check $st 1 "dkms_build_$kver" "see $t/dkms.log"
+		fi
+	done
+
+	# make install, as a package build would run it.
+	kver=$(stock_kver stock-6.12 || stock_kver stock) || true
+	dest=$t/destdir
+	log "packaging: make install DESTDIR=$dest KDIR=/usr/src/linux-headers-$kver"
+	mkdir -p "$t/src"
+	tar -C "$REPO_DIR" --exclude=./.build --exclude=./.git --exclude=./results \
+		-cf - . | tar -C "$t/src" -xf -
+	if make -C "$t/src" install DESTDIR="$dest" PREFIX=/usr \
+		KDIR="/usr/src/linux-headers-$kver" >"$t/install.log" 2>&1; then
+		host_check $st 0 make_install
+	else
+		host_check $st 1 make_install "see $t/install.log"
+	fi
+	for f in "lib/modules/$kver/updates/wsched.ko" usr/include/linux/wsched.h \
+		 usr/include/wsched.h usr/lib/libwsched.a usr/lib/pkgconfig/libwsched.pc \
+		 usr/bin/wsctl etc/udev/rules.d/60-wsched.rules; do
+		compgen -G "$dest/$f*" >/dev/null
+		host_check $st $? "installed_${f##*/}" "$f missing from DESTDIR"
+	done
+	# The installed library and header are usable through pkg-config.
+	if PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_LIBDIR=$dest/usr/lib/pkgconfig \
+		gcc -o "$t/example" "$REPO_DIR/tools/libwsched/test/example.c" \
+		$(PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_LIBDIR=$dest/usr/lib/pkgconfig \
+		  pkg-config --cflags --libs --static libwsched 2>>"$t/install.log") \
+		-static >>"$t/install.log" 2>&1; then
+		host_check $st 0 pkg_config_link
+	else
+		host_check $st 1 pkg_config_link "see $t/install.log"
+	fi
+	udev_rule_check "$t"
+}
+
+# udevadm test of udev/60-wsched.rules: the rule, with its KERNEL match
+# pointed at a misc device the host has, must set GROUP wsched and MODE
+# 0660.  In a private mount namespace with its own rules directory,
+# /etc/group and an empty /dev, so that nothing on the host changes.
+udev_rule_check() {	# udev_rule_check <dir>
+	local d=$1/udev out stand=cpu_dma_latency
+	if ! command -v udevadm >/dev/null || ! command -v unshare >/dev/null ||
+	   [[ ! -e /sys/class/misc/$stand ]]; then
+		host_check packaging 0 "udev_rule # SKIP no udevadm, unshare or /sys/class/misc/$stand"
+		return
+	fi
+	mkdir -p "$d/rules" "$d/dev"
+	sed "s/KERNEL==\"wsched\"/KERNEL==\"$stand\"/" "$REPO_DIR/udev/60-wsched.rules" \
+		>"$d/rules/60-wsched.rules"
+	{ grep -v '^wsched:' /etc/group; echo 'wsched:x:4242:'; } >"$d/group"
+	out=$(unshare -m sh -c "mount -t tmpfs none /dev &&
+		mount -t tmpfs none /run/udev &&
+		mount --bind '$d/rules' /etc/udev/rules.d &&
+		mount --bind '$d/group' /etc/group &&
+		udevadm test --action=add /sys/class/misc/$stand" 2>&1) || true
+	printf '%s\n' "$out" >"$d/udevadm-test.log"
+	if grep -q '60-wsched.rules.*GROUP 4242' <<<"$out" &&
+	   grep -q '60-wsched.rules.*MODE 0660' <<<"$out" &&
+	   ! grep -qiE '60-wsched.rules.*(invalid|error|unknown|ignoring)' <<<"$out"; then
+		host_check packaging 0 udev_rule
+	else
+		host_check packaging 1 udev_rule "see $d/udevadm-test.log"
+	fi
 }
 
 # Host stage: the scheduler core built in user space from the same
@@ -261,7 +383,7 @@ stage_native() {
 if ((demo)); then
 	rm -rf "${WSCHED_OUT:?}/demo"
 	mkdir -p "$WSCHED_OUT/demo"
-	stage_stock demo
+	stage_stock stock demo
 	grep -q 'wsched_smoke: fib(.*) ok' "$WSCHED_OUT/demo/console.log" ||
 		die "demo: the smoke module did not report success"
 	grep -q 'RESULT: all match' "$WSCHED_OUT/demo/console.log" ||
@@ -273,14 +395,19 @@ results=()
 for s in $stages; do
 	rm -rf "${WSCHED_OUT:?}/$s"
 	mkdir -p "$WSCHED_OUT/$s"
+	start=$(date +%s)
 	case $s in
 	native) stage_native ;;
 	debug) stage_debug ;;
-	stock) stage_stock test ;;
+	stock|stock-6.12|stock-6.12-rt) stage_stock "$s" test ;;
+	packaging) stage_packaging ;;
 	*) die "unknown stage $s" ;;
 	esac
+	echo "$(($(date +%s) - start))" >"$WSCHED_OUT/$s/stage-seconds"
 	results+=("$s=$WSCHED_OUT/$s")
 done
 
 ((parse)) || exit 0
-exec python3 "$RIG_DIR/parse-results.py" "${results[@]}"
+# Every test's line goes to results.txt; stdout gets failures, skips, one
+# line per stage and the total.
+exec python3 "$RIG_DIR/parse-results.py" --all "$WSCHED_OUT/results.txt" "${results[@]}"
