@@ -81,6 +81,32 @@ static bool wsd_page_long_term_ok(struct page *page)
 	return mapping && shmem_mapping(mapping);
 }
 
+/*
+ * Since 6.5 GUP itself refuses a long-term writable pin of shared file
+ * pages (they need dirty tracking), with -EFAULT.  Tell that apart from a
+ * bad address by the VMAs of [@start, @end): the same policy as above.
+ */
+static bool wsd_range_has_file_pages(unsigned long start, unsigned long end)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	bool file = false;
+
+	VMA_ITERATOR(vmi, mm, start);
+
+	mmap_read_lock(mm);
+	for_each_vma_range(vmi, vma, end) {
+		if (vma->vm_file && (vma->vm_flags & VM_SHARED) &&
+		    !shmem_mapping(vma->vm_file->f_mapping) &&
+		    !is_vm_hugetlb_page(vma)) {
+			file = true;
+			break;
+		}
+	}
+	mmap_read_unlock(mm);
+	return file;
+}
+
 static int wsd_buf_pin(struct wsd_buf *buf, u64 addr, u64 len)
 {
 	unsigned long start = addr & PAGE_MASK;
@@ -94,6 +120,9 @@ static int wsd_buf_pin(struct wsd_buf *buf, u64 addr, u64 len)
 				     buf->pages);
 	if (pinned < 0 && pinned != -EFAULT)
 		ret = pinned;
+	else if (pinned == -EFAULT &&
+		 wsd_range_has_file_pages(start, start + nr * PAGE_SIZE))
+		ret = -EOPNOTSUPP;
 	for (i = 0; pinned == nr && i < nr; i++) {
 		if (!wsd_page_long_term_ok(buf->pages[i])) {
 			ret = -EOPNOTSUPP;

@@ -45,6 +45,10 @@ BENIGN_RES = [
         r'\[wsched-guest\]',
     )
 ]
+# Reports of a failure a test injected on purpose (failslab, fail_page_alloc,
+# fail_usercopy with verbose set): not a splat, nor is the stack trace that
+# follows within SPLAT_WINDOW lines.
+INJECTED_RES = [re.compile(r'FAULT_INJECTION: forcing a failure')]
 # A splat's own follow-up lines (e.g. its Call Trace) within this many lines
 # count as the same splat.
 SPLAT_WINDOW = 60
@@ -270,12 +274,18 @@ def scan_console(stage, path, res):
         res.emit('FAIL', f'{stage}:console', f'cannot read {path}')
         return
     last = -SPLAT_WINDOW - 1
+    injected = -SPLAT_WINDOW - 1
     nsplat = 0
     for i, line in enumerate(lines):
         text = KMSG_PREFIX_RE.sub('', line)
         if any(b.search(text) for b in BENIGN_RES):
             continue
+        if any(p.search(text) for p in INJECTED_RES):
+            injected = i
+            continue
         head = any(p.search(text) for p in SPLAT_HEAD_RES)
+        if not head and i - injected <= SPLAT_WINDOW:
+            continue  # the injected failure's own stack trace
         if not head and not any(p.search(text) for p in SPLAT_FOLLOW_RES):
             continue
         # a headline right after another matched line is the same report
