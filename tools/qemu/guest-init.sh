@@ -332,12 +332,12 @@ udev_rule_undo() {
 # With CONFIG_FAULT_INJECTION_USERCOPY, /proc/<pid>/fail-nth counts every
 # copy_{from,to}_user() too, so "fail the Nth allocation" sweeps (failslab)
 # would fail user copies instead.  Leave fail_usercopy out of fail-nth and
-# of random failures unless a test opts in (reject_end 0): a stack-trace
+# of random failures unless a test opts in (reject-end 0): a stack-trace
 # filter that rejects every address.
 fu=/sys/kernel/debug/fail_usercopy
-if [ -w $fu/reject_end ]; then
-	echo 0 >$fu/reject_start && echo 18446744073709551615 >$fu/reject_end
-	check fail_usercopy_opt_in $? "could not set $fu/reject_{start,end}"
+if [ -w $fu/reject-end ]; then
+	echo 0 >$fu/reject-start && echo 18446744073709551615 >$fu/reject-end
+	check fail_usercopy_opt_in $? "could not set $fu/reject-{start,end}"
 fi
 for t in /lib/wsched/selftests/*; do
 	[ -x "$t" ] || continue
