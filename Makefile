@@ -15,11 +15,15 @@
 #                     kmemleak, KUnit), Debian's stock 6.1, 6.12 and
 #                     6.12-rt kernels in QEMU, and packaging on the host
 #   make check-debug  only the debug-kernel stage
+#   make check-kcsan  the debug kernel's KCSAN flavour (KASAN swapped for
+#                     KCSAN; a second cached kernel, built on first use):
+#                     KUnit, selftests, torture; not part of make check
 #   make check-stock  only the stock 6.1 stage (check-stock-6.12,
 #                     check-stock-rt, check-packaging likewise)
 #   make torture      wsched_torture.ko on the debug kernel for DURATION
 #                     seconds (default 600), CPU hotplug included
 #   make kernel       build (or reuse) the cached debug kernel only
+#                     (make kernel-kcsan: its KCSAN flavour)
 #   make selftests    build the kselftests (static) into .build/selftests
 #   make demo         boot the stock kernel, run the smoke module, show stats
 #   make checkpatch   checkpatch.pl --strict on the C sources
@@ -95,6 +99,9 @@ check-debug:
 check-stock:
 	@$(RIG)/run.sh --stage stock
 
+check-kcsan:
+	@$(RIG)/run.sh --stage kcsan
+
 DURATION ?= 600
 torture:
 	@$(RIG)/run.sh --torture $(DURATION)
@@ -112,6 +119,10 @@ kernel:
 	$(RIG)/deps.sh debug
 	$(RIG)/build-kernel.sh
 
+kernel-kcsan:
+	$(RIG)/deps.sh debug
+	$(RIG)/build-kernel.sh kcsan
+
 selftests:
 	$(RIG)/deps.sh debug
 	$(MAKE) -C selftests/wsched KSFT_DIR=$$($(RIG)/build-kernel.sh)/src/linux/tools/testing/selftests \
@@ -127,5 +138,5 @@ bench:
 	@tools/bench/run.sh
 
 .PHONY: modules clean install install-module install-user dkms-install dkms-remove \
-	check check-debug check-stock check-stock-6.12 check-stock-rt check-packaging torture \
-	kernel selftests demo checkpatch bench
+	check check-debug check-kcsan check-stock check-stock-6.12 check-stock-rt check-packaging torture \
+	kernel kernel-kcsan selftests demo checkpatch bench

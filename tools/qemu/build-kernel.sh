@@ -1,12 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build (or reuse) the wsched debug test kernel.
+# Build (or reuse) a wsched test kernel.
+#
+# Usage: build-kernel.sh [--cached] [debug|kcsan]
+#
+# Flavours (kernel_fragment in lib.sh):
+#   debug  kernel.config: KASAN, lockdep, kmemleak, KUnit, fault injection
+#   kcsan  the same with KASAN swapped for KCSAN (kernel-kcsan.config);
+#          the two sanitizers cannot share a kernel
 #
 # The tree lives in $WSCHED_CACHE/kernel-<key>, where <key> hashes the
-# linux-source package version, kernel.config and this script.  A finished
-# tree holds src/ (the extracted source), obj/ (the O= build: bzImage and
-# everything needed for `make -C obj M=...`) and a .done stamp.
-# $WSCHED_CACHE/kernel-current points at the latest finished tree.
+# linux-source package version, the flavour's fragments and this script.
+# A finished tree holds src/ (the extracted source), obj/ (the O= build:
+# bzImage and everything needed for `make -C obj M=...`) and a .done stamp.
+# $WSCHED_CACHE/kernel-current points at the latest finished debug tree,
+# $WSCHED_CACHE/kernel-kcsan-current at the latest KCSAN tree.
+#
+# --cached builds nothing: it prints the tree and succeeds only if the
+# flavour's tree is already built (CI runs the KCSAN stage only then).
 #
 # Several checkouts share the cache and may name different trees (another
 # branch's kernel.config, another linux-source): each key has its own lock,
@@ -18,10 +29,22 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-frag=$RIG_DIR/kernel.config
-key=$(kernel_key)
+cached_only=0
+if [[ ${1:-} == --cached ]]; then
+	cached_only=1
+	shift
+fi
+flavour=${1:-debug}
+current=$(kernel_current_link "$flavour")
+key=$(kernel_key "$flavour")
 tree=$WSCHED_CACHE/kernel-$key
 obj=$tree/obj
+
+if ((cached_only)); then
+	[[ -f $tree/.done ]] || exit 1
+	echo "$tree"
+	exit 0
+fi
 
 mkdir -p "$WSCHED_CACHE"
 exec 9>"$WSCHED_CACHE/kernel-$key.lock"
@@ -33,7 +56,7 @@ fi
 if [[ -f $tree/.done ]]; then
 	log "reusing cached kernel $tree"
 	touch "$tree/.used"
-	ln -sfn "kernel-$key" "$WSCHED_CACHE/kernel-current"
+	ln -sfn "kernel-$key" "$WSCHED_CACHE/$current"
 	echo "$tree"
 	exit 0
 fi
@@ -47,10 +70,12 @@ tar -xf "$LINUX_SOURCE_TAR" -C "$tree/src"
 src=$tree/src/$LINUX_SOURCE_PKG
 [[ -f $src/Makefile ]] || die "unexpected layout of $LINUX_SOURCE_TAR"
 ln -sfn "$LINUX_SOURCE_PKG" "$tree/src/linux"
+frag=$tree/fragment.config
+kernel_fragment "$flavour" >"$frag"
 
 kmake() { make -C "$src" O="$obj" ARCH=x86_64 "$@"; }
 
-log "configuring: allnoconfig + $frag"
+log "configuring $flavour kernel: allnoconfig + $frag"
 # merge_config.sh -n runs allnoconfig with the fragment as KCONFIG_ALLCONFIG,
 # so dependencies and choices are resolved by Kconfig itself.
 (cd "$src" && ARCH=x86_64 scripts/kconfig/merge_config.sh -n -O "$obj" "$frag") \
@@ -87,8 +112,9 @@ fi
 end=$(date +%s)
 echo "$((end - start))" >"$tree/build-seconds"
 echo "$LINUX_SOURCE_PKG" >"$tree/source"
+echo "$flavour" >"$tree/flavour"
 touch "$tree/.done" "$tree/.used"
-ln -sfn "kernel-$key" "$WSCHED_CACHE/kernel-current"
+ln -sfn "kernel-$key" "$WSCHED_CACHE/$current"
 log "kernel built in $((end - start)) s: $tree (bzImage: $obj/arch/x86/boot/bzImage)"
 
 exec 9>&-

@@ -27,10 +27,10 @@ for arg in $(cat /proc/cmdline); do
 	wsched.torture_args=*) torture_args=$(echo "${arg#wsched.torture_args=}" | tr , ' ') ;;
 	esac
 done
-# The torture module runs 60 s on the debug kernel, 30 s elsewhere, in
+# The torture module runs 60 s on the debug kernels, 30 s elsewhere, in
 # make check; make torture sets its own duration.
 [ -n "$torture_secs" ] || case $stage in
-	debug) torture_secs=60 ;;
+	debug|kcsan) torture_secs=60 ;;
 	*) torture_secs=30 ;;
 esac
 

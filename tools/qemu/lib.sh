@@ -75,13 +75,38 @@ stock_kver() {	# stock_kver [stage]
 	return 1
 }
 
-# Directory of the cached debug kernel for the current key.
-kernel_key() {
+# The config fragment of a test kernel flavour, merged onto allnoconfig.
+# kcsan: KCSAN and KASAN exclude each other (lib/Kconfig.kcsan), so the
+# KASAN lines of kernel.config give way to kernel-kcsan.config.
+kernel_fragment() {	# kernel_fragment <debug|kcsan>
+	case $1 in
+	debug) cat "$RIG_DIR/kernel.config" ;;
+	kcsan)
+		grep -v '^CONFIG_KASAN' "$RIG_DIR/kernel.config"
+		cat "$RIG_DIR/kernel-kcsan.config"
+		;;
+	*) die "unknown kernel flavour $1" ;;
+	esac
+}
+
+# The link in $WSCHED_CACHE to a flavour's latest tree.
+kernel_current_link() {	# kernel_current_link <debug|kcsan>
+	case $1 in
+	debug) echo kernel-current ;;
+	*) echo "kernel-$1-current" ;;
+	esac
+}
+
+# Key of a flavour's cached tree: the linux-source version, the fragment
+# and the build script (for debug: the version, kernel.config and the
+# script, as before flavours existed).
+kernel_key() {	# kernel_key <debug|kcsan>
 	local ver
 	ver=$(dpkg-query -W -f='${Version}' "$LINUX_SOURCE_PKG" 2>/dev/null || echo none)
 	{
 		echo "$ver"
-		cat "$RIG_DIR/kernel.config" "$RIG_DIR/build-kernel.sh"
+		kernel_fragment "$1"
+		cat "$RIG_DIR/build-kernel.sh"
 	} | sha256sum | cut -c1-16
 }
 
@@ -95,24 +120,27 @@ copy_src() {	# copy_src <from> <to>
 }
 
 # Remove old debug kernel trees, never one that a checkout may still use.
-# Kept: the tree just built, the target of kernel-current, the newest two
-# finished trees of each linux-source package, every tree used (built or
+# Kept: the tree just built, the targets of kernel-current and
+# kernel-kcsan-current, the newest two finished trees of each linux-source
+# package and flavour, every tree used (built or
 # reused, the .used stamp) in the last WSCHED_CACHE_KEEP_DAYS days (default
 # 3), and every tree whose build is in progress (its key's lock is held).
 # This lives outside build-kernel.sh so that changing it does not change
 # the cache key.
 prune_kernel_trees() {	# prune_kernel_trees <tree just built>
-	local days=${WSCHED_CACHE_KEEP_DAYS:-3} cur d src
+	local days=${WSCHED_CACHE_KEEP_DAYS:-3} cur kcsan d src
 	local -A seen=()
 	cur=$(readlink -f "$WSCHED_CACHE/kernel-current" 2>/dev/null || true)
+	kcsan=$(readlink -f "$WSCHED_CACHE/kernel-kcsan-current" 2>/dev/null || true)
 	# Newest first, by the time each tree was finished.
 	for d in $(ls -1dt "$WSCHED_CACHE"/kernel-*/.done 2>/dev/null); do
 		d=${d%/.done}
-		[[ -L $d ]] && continue	# kernel-current
+		[[ -L $d ]] && continue	# kernel-current, kernel-kcsan-current
 		src=$(cat "$d/source" 2>/dev/null ||
 		      readlink "$d/src/linux" 2>/dev/null || echo unknown)
+		src=$src/$(cat "$d/flavour" 2>/dev/null || echo debug)
 		seen[$src]=$((${seen[$src]:-0} + 1))
-		[[ $d == "$1" || $d == "$cur" ]] && continue
+		[[ $d == "$1" || $d == "$cur" || $d == "$kcsan" ]] && continue
 		((${seen[$src]} <= 2)) && continue
 		[[ -n $(find "$d" -maxdepth 1 -name .used -mtime "-$days") ]] && continue
 		# A tree rebuilt right now by another run: its lock is held.

@@ -10,6 +10,8 @@
 #              kmemleak, KUnit, fault injection), build wsched.ko,
 #              wsched_test.ko, wsched_smoke.ko and the selftests against
 #              it, boot it and run everything.
+#   kcsan      the same on the KCSAN flavour of the debug kernel (KASAN
+#              swapped for KCSAN; make check-kcsan, not part of "all").
 #   stock      the same on Debian's stock 6.1 kernel (no KUnit).
 #   stock-6.12, stock-6.12-rt
 #              the same on Debian's 6.12 LTS kernel and its PREEMPT_RT
@@ -213,29 +215,33 @@ boot() {	# boot <stage> <bzImage> <mem> <timeout> <mode>
 	fi
 }
 
-stage_debug() {
-	local tree
+# The debug kernel (stage debug) or its KCSAN flavour (stage kcsan): the
+# same modules, KUnit suites, selftests and torture, another sanitizer.
+stage_debug() {	# stage_debug <debug|kcsan>
+	local st=$1 tree
 	"$RIG_DIR/deps.sh" debug
-	if ! tree=$("$RIG_DIR/build-kernel.sh"); then
-		host_check debug 1 build_kernel "see $WSCHED_CACHE/kernel-*/build.log"
+	if ! tree=$("$RIG_DIR/build-kernel.sh" "$st"); then
+		host_check "$st" 1 build_kernel "see $WSCHED_CACHE/kernel-*/build.log"
 		return 0
 	fi
-	host_check debug 0 build_kernel
-	log "debug kernel tree: $tree (also $WSCHED_CACHE/kernel-current)"
-	echo "$(cat "$tree/obj/include/config/kernel.release" 2>/dev/null) (debug)" >"$WSCHED_OUT/debug/kernel"
-	if build_selftests "$tree/src/linux"; then
+	host_check "$st" 0 build_kernel
+	log "$st kernel tree: $tree (also $WSCHED_CACHE/$(kernel_current_link "$st"))"
+	echo "$(cat "$tree/obj/include/config/kernel.release" 2>/dev/null) ($st)" >"$WSCHED_OUT/$st/kernel"
+	if ((selftests_built)); then
+		:
+	elif build_selftests "$tree/src/linux"; then
 		selftests_built=1
 	else
-		host_check debug 1 build_selftests
+		host_check "$st" 1 build_selftests
 	fi
-	build_modules debug "$tree/obj" || return 0
-	build_wsctl debug
-	make_initramfs debug
+	build_modules "$st" "$tree/obj" || return 0
+	build_wsctl "$st"
+	make_initramfs "$st"
 	if [[ -n $torture ]]; then
-		boot debug "$tree/obj/arch/x86/boot/bzImage" 2G \
+		boot "$st" "$tree/obj/arch/x86/boot/bzImage" 2G \
 			"${WSCHED_DEBUG_TIMEOUT:-$((torture + 900))}" torture
 	else
-		boot debug "$tree/obj/arch/x86/boot/bzImage" 2G "${WSCHED_DEBUG_TIMEOUT:-1800}" test
+		boot "$st" "$tree/obj/arch/x86/boot/bzImage" 2G "${WSCHED_DEBUG_TIMEOUT:-1800}" test
 	fi
 }
 
@@ -398,7 +404,7 @@ for s in $stages; do
 	start=$(date +%s)
 	case $s in
 	native) stage_native ;;
-	debug) stage_debug ;;
+	debug|kcsan) stage_debug "$s" ;;
 	stock|stock-6.12|stock-6.12-rt) stage_stock "$s" test ;;
 	packaging) stage_packaging ;;
 	*) die "unknown stage $s" ;;
