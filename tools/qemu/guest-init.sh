@@ -163,6 +163,13 @@ finish() {
 		fi
 	fi
 
+	# KCSAN's counters, for Documentation/testing.rst (reports themselves
+	# are splats on the console).
+	if [ -r /sys/kernel/debug/kcsan ]; then
+		say "kcsan: $(grep -E '^(enabled|setup_watchpoints|data_races|assert_failures|unencodable_accesses|encoding_false_positives|races_unknown_origin)' \
+			/sys/kernel/debug/kcsan | tr -s ' \n' ' ')"
+	fi
+
 	res "# wsched-begin rig checks"
 	res "TAP version 13"
 	res "1..$ncheck"
@@ -206,6 +213,14 @@ say "stage $stage mode $mode, kernel $(uname -r), $(grep -c ^processor /proc/cpu
 res "# wsched-stage $stage $(uname -r)"
 
 [ -w /sys/kernel/debug/kmemleak ] && echo clear >/sys/kernel/debug/kmemleak
+
+# The KCSAN kernel boots with KCSAN off (CONFIG_KCSAN_EARLY_ENABLE is not
+# set): it watches from here on, while wsched and its tests run, not
+# during the boot.
+if [ -w /sys/kernel/debug/kcsan ]; then
+	echo on >/sys/kernel/debug/kcsan
+	check kcsan_enabled $? "could not turn KCSAN on"
+fi
 
 # Later hotplug tests offline CPUs through sysfs.
 [ -w /sys/devices/system/cpu/cpu1/online ]

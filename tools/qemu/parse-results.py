@@ -55,6 +55,17 @@ SPLAT_WINDOW = 60
 
 KMSG_PREFIX_RE = re.compile(r'^\[\s*\d+\.\d+\]\s*')
 
+# A KCSAN report (stage kcsan) runs from its "BUG: KCSAN:" line to the
+# "=====" line that closes it.  A race is wsched's when a frame of either
+# access's stack is in one of its modules ("[wsched]", "[wsched_test]",
+# ...): then it is a splat like any other.  A report with no such frame is
+# a race inside the kernel itself (e.g. do_exit() against the load
+# balancer's kthread_is_per_cpu()), which wsched can neither cause nor
+# fix: it is listed as a SKIP with its headline, not counted as a failure.
+KCSAN_HEAD_RE = re.compile(r'BUG: KCSAN: ')
+KCSAN_END_RE = re.compile(r'^={20,}')
+WSCHED_FRAME_RE = re.compile(r'\[wsched[a-z0-9_]*\]')
+
 
 class Results:
     def __init__(self, log=None, verbose=False):
@@ -276,8 +287,20 @@ def scan_console(stage, path, res):
     last = -SPLAT_WINDOW - 1
     injected = -SPLAT_WINDOW - 1
     nsplat = 0
+    kernel_race_end = -1
     for i, line in enumerate(lines):
         text = KMSG_PREFIX_RE.sub('', line)
+        if i <= kernel_race_end:
+            continue
+        if KCSAN_HEAD_RE.search(text):
+            end = next((j for j in range(i + 1, min(len(lines), i + 200))
+                        if KCSAN_END_RE.search(KMSG_PREFIX_RE.sub('', lines[j]))),
+                       min(len(lines), i + 200) - 1)
+            if not any(WSCHED_FRAME_RE.search(x) for x in lines[i:end + 1]):
+                res.emit('SKIP', f'{stage}:console/kcsan-kernel-race-{i + 1}',
+                         f'no wsched frame: {text.strip()[:140]}')
+                kernel_race_end = end
+                continue
         if any(b.search(text) for b in BENIGN_RES):
             continue
         if any(p.search(text) for p in INJECTED_RES):
