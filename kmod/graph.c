@@ -89,7 +89,16 @@ static __always_inline struct wsd_graph *wsd_block_get(struct wsd_ctx *ctx, u32 
 	struct llist_node *node;
 	u32 cap_nodes, cap_edges;
 
-	/* The only taker: the submitter, under ctx->lock or in release. */
+	lockdep_assert_held(&ctx->lock);
+	graph = ctx->spare;
+	if (graph) {
+		ctx->spare = NULL;
+		if (graph->cap_nodes >= nr && graph->cap_edges >= edges)
+			return graph;
+		kvfree(graph);
+		graph = NULL;
+	}
+	/* The only taker: the submitter, under ctx->lock. */
 	node = llist_del_first(&ctx->cache);
 	if (node) {
 		atomic_dec(&ctx->nr_cached);
@@ -128,6 +137,37 @@ static __always_inline void wsd_block_put(struct wsd_ctx *ctx,
 	kvfree(graph);
 }
 
+static __always_inline void wsd_graph_drop_ops(struct wsd_graph *graph)
+{
+	u32 i;
+
+	for (i = 0; i < graph->nr; i++)
+		wsd_op_drop(graph->nodes[i].op);
+}
+
+/*
+ * wsd_graph_put() by the submitter of a serial graph, under ctx->lock:
+ * a small block goes to ctx->spare when that is free, for the next graph,
+ * without the atomic operations of the cache.
+ */
+static __always_inline void wsd_graph_put_locked(struct wsd_graph *graph)
+{
+	struct wsd_ctx *ctx = graph->ctx;
+
+	lockdep_assert_held(&ctx->lock);
+	if (!refcount_dec_and_test(&graph->refs))
+		return;
+	wsd_graph_drop_ops(graph);
+	if (!ctx->spare && wsd_block_size(graph->cap_nodes, graph->cap_edges) <=
+	    WSD_CACHE_MAX_BYTES)
+		ctx->spare = graph;
+	else
+		wsd_block_put(ctx, graph);
+	/* As in wsd_graph_put(). */
+	if (atomic_dec_and_test(&ctx->nr_graphs))
+		wake_up_var(&ctx->nr_graphs);
+}
+
 /**
  * wsd_graph_put - drop a reference to a graph
  * @graph: the graph
@@ -138,12 +178,10 @@ static __always_inline void wsd_block_put(struct wsd_ctx *ctx,
 void wsd_graph_put(struct wsd_graph *graph)
 {
 	struct wsd_ctx *ctx = graph->ctx;
-	u32 i;
 
 	if (!refcount_dec_and_test(&graph->refs))
 		return;
-	for (i = 0; i < graph->nr; i++)
-		wsd_op_drop(graph->nodes[i].op);
+	wsd_graph_drop_ops(graph);
 	wsd_block_put(ctx, graph);
 	/*
 	 * Our last access to the context.  Fully ordered: the block is
@@ -156,13 +194,14 @@ void wsd_graph_put(struct wsd_graph *graph)
 }
 
 /*
- * Every node of @group's graph has finished.  Runs on the thread that
- * finished the last one (or on the submitter, if that was before it let
- * go of the group); wsched no longer touches the group.
+ * Every node of @graph has finished: count it, post its completion (or
+ * wake its synchronous waiter) and drop the running reference.  @serial:
+ * it ran on the submitter under ctx->lock (wsd_graph_run_serial()), which
+ * counted it neither in ctx->nr_running nor in ctx->inflight.
  */
-static void wsd_graph_done(struct ws_group *group)
+static __always_inline void wsd_graph_complete(struct wsd_graph *graph,
+					       bool serial)
 {
-	struct wsd_graph *graph = container_of(group, struct wsd_graph, group);
 	struct wsd_ctx *ctx = graph->ctx;
 	struct wsched_cqe *cqe = &graph->slot.cqe;
 	u32 ran;
@@ -170,18 +209,22 @@ static void wsd_graph_done(struct ws_group *group)
 	/*
 	 * The counters were last changed by node tasks that finished before
 	 * the group's count reached zero (a fully ordered decrement that
-	 * this callback follows).
+	 * the done callback follows), or by this thread (serial).
 	 */
 	ran = atomic_read(&graph->ran);
 	atomic64_add(ran, &ctx->nodes_run);
 	atomic64_inc(&ctx->graphs_run);
-	/*
-	 * Before the completion is posted: whoever sees it may unregister
-	 * the buffers at once.  Every node is done before the count drops;
-	 * pairs with the acquire in wsd_unregister_buffers().
-	 */
-	smp_mb__before_atomic();
-	atomic_dec(&ctx->nr_running);
+	if (!serial) {
+		/*
+		 * Before the completion is posted: whoever sees it may
+		 * unregister the buffers at once.  Every node is done before
+		 * the count drops; pairs with the acquire in
+		 * wsd_unregister_buffers().  A serial graph runs under
+		 * ctx->lock, which that takes.
+		 */
+		smp_mb__before_atomic();
+		atomic_dec(&ctx->nr_running);
+	}
 	if (graph->sync) {
 		/*
 		 * Pairs with the acquire of the waiter: it sees every
@@ -196,9 +239,23 @@ static void wsd_graph_done(struct ws_group *group)
 		cqe->value = ran;
 		cqe->seq = graph->nr;
 		wsd_post(ctx, &graph->slot);
-		atomic_sub(graph->nr, &ctx->inflight);
+		if (!serial)
+			atomic_sub(graph->nr, &ctx->inflight);
 	}
-	wsd_graph_put(graph);
+	if (serial)
+		wsd_graph_put_locked(graph);
+	else
+		wsd_graph_put(graph);
+}
+
+/*
+ * Every node of @group's graph has finished.  Runs on the thread that
+ * finished the last one (or on the submitter, if that was before it let
+ * go of the group); wsched no longer touches the group.
+ */
+static void wsd_graph_done(struct ws_group *group)
+{
+	wsd_graph_complete(container_of(group, struct wsd_graph, group), false);
 }
 
 /*
@@ -261,17 +318,38 @@ static __always_inline struct ws_task *wsd_node_release(struct wsd_node *node)
 	return next;
 }
 
-/* The task of a node: its predecessors have all finished. */
-static struct ws_task *wsd_node_run(struct ws_task *task)
+/*
+ * Count one event of a graph: an atomic increment when nodes of the graph
+ * run on several threads, a plain one for a serial graph, which only its
+ * submitter touches (the counter is still read atomically).
+ */
+static __always_inline u32 wsd_graph_count(atomic_t *v, bool serial)
 {
-	struct wsd_node *node = container_of(task, struct wsd_node, task);
+	u32 n;
+
+	if (!serial)
+		return atomic_inc_return(v);
+	n = atomic_read(v) + 1;
+	atomic_set(v, n);
+	return n;
+}
+
+/*
+ * Run @node's operation, or cancel it when a predecessor blocks or the
+ * graph was given up; post its completion.
+ */
+static __always_inline void wsd_node_exec(struct wsd_node *node, bool serial)
+{
 	struct wsd_graph *graph = node->graph;
 	struct wsd_ctx *ctx = graph->ctx;
 	struct wsched_cqe *cqe = &node->slot.cqe;
 	u64 value = 0;
 	int ret;
 
-	/* Written by a predecessor before its fully ordered decrement. */
+	/*
+	 * Written by a predecessor before its fully ordered decrement, or
+	 * earlier on this thread (serial).
+	 */
 	if (unlikely(READ_ONCE(node->dep_failed))) {
 		cqe->res = -ECANCELED;
 		cqe->flags = WSCHED_RES_DEP_FAILED;
@@ -291,16 +369,61 @@ static struct ws_task *wsd_node_run(struct ws_task *task)
 		cqe->value = value;
 		if (ret < 0) {
 			/* Any order among failing nodes: the first one wins. */
-			atomic_cmpxchg(&graph->error, 0, ret);
+			if (serial) {
+				if (!atomic_read(&graph->error))
+					atomic_set(&graph->error, ret);
+			} else {
+				atomic_cmpxchg(&graph->error, 0, ret);
+			}
 			node->blocks = !(node->flags & WSCHED_NODE_SOFT_FAIL);
 		}
-		atomic_inc(&graph->ran);
+		wsd_graph_count(&graph->ran, serial);
 	}
-	/* Fully ordered, but only the value matters: successors get more. */
-	cqe->seq = atomic_inc_return(&graph->seq);
+	/* Fully ordered when not serial, but only the value matters. */
+	cqe->seq = wsd_graph_count(&graph->seq, serial);
 	if (!graph->sync && !(node->flags & WSCHED_SQE_NO_CQE))
 		wsd_post(ctx, &node->slot);
+}
+
+/* The task of a node: its predecessors have all finished. */
+static struct ws_task *wsd_node_run(struct ws_task *task)
+{
+	struct wsd_node *node = container_of(task, struct wsd_node, task);
+
+	wsd_node_exec(node, false);
 	return wsd_node_release(node);
+}
+
+/**
+ * wsd_graph_run_serial - run a serial graph on the submitting thread
+ * @graph: a graph from wsd_graph_build() with @wsd_graph.serial set
+ *
+ * Every node of it costs less than a wake-up (wsd_op_cheap()), so no
+ * worker would be woken to share it: it runs here and now, node after
+ * node in submission order (a node's predecessors have lower numbers, so
+ * that order is topological), with no task, no group and no pool, and
+ * completes before this returns.  Called by the submitter under ctx->lock,
+ * as io_uring completes a NOP inline in io_uring_enter().
+ */
+void wsd_graph_run_serial(struct wsd_graph *graph)
+{
+	u32 i, j;
+
+	lockdep_assert_held(&graph->ctx->lock);
+	for (i = 0; i < graph->nr; i++) {
+		struct wsd_node *node = &graph->nodes[i];
+
+		wsd_node_exec(node, true);
+		if (!node->blocks)
+			continue;
+		for (j = 0; j < node->nr_succ; j++) {
+			u32 s = graph->succs[node->succ + j];
+
+			/* Read by that node, later on this thread. */
+			WRITE_ONCE(graph->nodes[s].dep_failed, true);
+		}
+	}
+	wsd_graph_complete(graph, true);
 }
 
 /**
@@ -313,7 +436,9 @@ static struct ws_task *wsd_node_run(struct ws_task *task)
  *	caller holds a second reference and reads the results)
  *
  * Nothing runs yet: wsd_graph_launch() queues the ready nodes, which the
- * graph's group already counts.
+ * graph's group already counts, or, when every node is cheap and the
+ * graph is not @sync, the caller runs it with wsd_graph_run_serial()
+ * (@wsd_graph.serial).  Called under ctx->lock.
  *
  * Return: the graph, or NULL when out of memory (nothing is left over).
  */
@@ -324,6 +449,7 @@ struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 	struct ws_pool *pool = READ_ONCE(ctx->pool);
 	u32 nr = build->nr, edges = build->nr_preds, i, j, at, roots = 0;
 	struct wsd_graph *graph;
+	bool cheap = true;
 
 	graph = wsd_block_get(ctx, nr, edges);
 	if (!graph) {
@@ -361,6 +487,7 @@ struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 		node->root = !st->nr_preds;
 		roots += node->root;
 		node->cheap = wsd_op_cheap(st->op, &st->args);
+		cheap &= node->cheap;
 		node->blocks = false;
 		node->dep_failed = false;
 		node->slot.graph = graph;
@@ -387,13 +514,17 @@ struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 	build->nr = 0;
 	build->nr_preds = 0;
 
+	atomic_inc(&ctx->nr_graphs);
+	/* See wsd_graph_run_serial(); it does not count what follows. */
+	graph->serial = !sync && cheap;
+	if (graph->serial)
+		return graph;
 	/*
 	 * The ready nodes are counted in the group now, before any is
 	 * queued: the group cannot empty while wsd_graph_launch() queues
 	 * them one by one.  Unordered: queueing a node publishes it.
 	 */
 	atomic_set(&graph->group.pending, roots);
-	atomic_inc(&ctx->nr_graphs);
 	atomic_inc(&ctx->nr_running);
 	if (!sync)
 		atomic_add(nr, &ctx->inflight);
@@ -533,6 +664,7 @@ void wsd_ctx_release(struct wsd_ctx *ctx)
 	node = llist_del_all(&ctx->cache);
 	llist_for_each_safe(node, tmp, node)
 		kvfree(llist_entry(node, struct wsd_graph, cache_node));
+	kvfree(ctx->spare);
 	wsd_build_reset(&ctx->build, false);
 	wsd_bufs_release(ctx);
 	wsd_rings_free(ctx);

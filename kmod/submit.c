@@ -318,7 +318,9 @@ wsd_consume(struct wsd_ctx *ctx, const struct wsched_sqe *sqe,
 		ret = wsd_build_unpark(build);
 	if (!ret && end) {
 		graph = wsd_graph_build(ctx, build, sqe->user_data, false);
-		if (graph) {
+		if (graph && graph->serial) {
+			wsd_graph_run_serial(graph);
+		} else if (graph) {
 			graph->next = sub->graphs;
 			sub->graphs = graph;
 		} else {

@@ -161,6 +161,8 @@ struct wsd_node {
  *	waiter of a synchronous graph
  * @sync: submitted by WSCHED_IOC_SUBMIT_GRAPH: posts no completion, its
  *	waiter reads the nodes' results
+ * @serial: every node is cheap: the submitter runs the graph at once, on
+ *	its own thread (wsd_graph_run_serial())
  * @aborted: its waiter gave up: nodes that have not started are cancelled
  * @finished: every node has finished (release; read by a sync waiter)
  * @next: in the list of graphs an ENTER call started
@@ -180,6 +182,7 @@ struct wsd_graph {
 	atomic_t error;
 	refcount_t refs;
 	bool sync;
+	bool serial;
 	bool aborted;
 	bool finished;
 	struct wsd_graph *next;
@@ -227,6 +230,7 @@ struct wsd_graph {
  * @cache: free graph blocks for reuse (any thread adds, the submitter
  *	takes under @lock)
  * @nr_cached: number of blocks on @cache
+ * @spare: one more free block, for the next graph; under @lock
  * @build: the graph being built; under @lock
  * @bufs: registered buffers; set and cleared under @lock, only while no
  *	graph is built or running, so graphs read them without a lock
@@ -268,6 +272,7 @@ struct wsd_ctx {
 	atomic_t inflight;
 	struct llist_head cache;
 	atomic_t nr_cached;
+	struct wsd_graph *spare;
 
 	struct wsd_build build;
 	struct wsd_buf *bufs;
@@ -350,6 +355,7 @@ struct ws_pool *wsd_ctx_pool(struct wsd_ctx *ctx);
 struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 				  struct wsd_build *build, u64 user_data,
 				  bool sync);
+void wsd_graph_run_serial(struct wsd_graph *graph);
 void wsd_graph_launch(struct wsd_graph *graphs, bool wait,
 		      bool (*cond)(void *arg), void *arg);
 void wsd_graph_put(struct wsd_graph *graph);
