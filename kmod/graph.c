@@ -146,26 +146,37 @@ static __always_inline void wsd_graph_drop_ops(struct wsd_graph *graph)
 }
 
 /*
- * wsd_graph_put() by the submitter of a serial graph, under ctx->lock:
- * a small block goes to ctx->spare when that is free, for the next graph,
- * without the atomic operations of the cache.
+ * wsd_graph_put() for a serial graph, by its submitter under ctx->lock.
+ * While the call runs the file is open, so the graph need not count in
+ * ctx->nr_graphs, unless it outlives the call: only a completion held
+ * back in a full CQ takes another reference (wsd_post_nowake(), earlier
+ * on this thread), and then the graph is counted before our reference
+ * goes, so that the count never drops below zero, and lives on like any
+ * other.  Otherwise ours is the only reference, and a small block goes
+ * to ctx->spare, for the next graph, with no atomic operation at all.
  */
-static __always_inline void wsd_graph_put_locked(struct wsd_graph *graph)
+static __always_inline void wsd_graph_put_serial(struct wsd_graph *graph)
 {
 	struct wsd_ctx *ctx = graph->ctx;
 
 	lockdep_assert_held(&ctx->lock);
-	if (!refcount_dec_and_test(&graph->refs))
+	if (refcount_read(&graph->refs) > 1) {
+		atomic_inc(&ctx->nr_graphs);
+		wsd_graph_put(graph);
 		return;
+	}
+	/*
+	 * A flusher that posted a held completion of ours and dropped its
+	 * reference read the slot before that release: order our reuse of
+	 * the block after it.
+	 */
+	smp_acquire__after_ctrl_dep();
 	wsd_graph_drop_ops(graph);
 	if (!ctx->spare && wsd_block_size(graph->cap_nodes, graph->cap_edges) <=
 	    WSD_CACHE_MAX_BYTES)
 		ctx->spare = graph;
 	else
 		wsd_block_put(ctx, graph);
-	/* As in wsd_graph_put(). */
-	if (atomic_dec_and_test(&ctx->nr_graphs))
-		wake_up_var(&ctx->nr_graphs);
 }
 
 /**
@@ -238,12 +249,15 @@ static __always_inline void wsd_graph_complete(struct wsd_graph *graph,
 		cqe->flags = WSCHED_CQE_GRAPH;
 		cqe->value = ran;
 		cqe->seq = graph->nr;
-		wsd_post(ctx, &graph->slot);
-		if (!serial)
+		if (serial) {
+			wsd_post_nowake(ctx, &graph->slot);
+		} else {
+			wsd_post(ctx, &graph->slot);
 			atomic_sub(graph->nr, &ctx->inflight);
+		}
 	}
 	if (serial)
-		wsd_graph_put_locked(graph);
+		wsd_graph_put_serial(graph);
 	else
 		wsd_graph_put(graph);
 }
@@ -381,7 +395,11 @@ static __always_inline void wsd_node_exec(struct wsd_node *node, bool serial)
 	}
 	/* Fully ordered when not serial, but only the value matters. */
 	cqe->seq = wsd_graph_count(&graph->seq, serial);
-	if (!graph->sync && !(node->flags & WSCHED_SQE_NO_CQE))
+	if (graph->sync || (node->flags & WSCHED_SQE_NO_CQE))
+		return;
+	if (serial)
+		wsd_post_nowake(ctx, &node->slot);
+	else
 		wsd_post(ctx, &node->slot);
 }
 
@@ -403,7 +421,9 @@ static struct ws_task *wsd_node_run(struct ws_task *task)
  * node in submission order (a node's predecessors have lower numbers, so
  * that order is topological), with no task, no group and no pool, and
  * completes before this returns.  Called by the submitter under ctx->lock,
- * as io_uring completes a NOP inline in io_uring_enter().
+ * as io_uring completes a NOP inline in io_uring_enter().  Its completions
+ * are posted without a wake-up: the caller calls wsd_wake() once for all
+ * the serial graphs of the call.
  */
 void wsd_graph_run_serial(struct wsd_graph *graph)
 {
@@ -514,11 +534,14 @@ struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 	build->nr = 0;
 	build->nr_preds = 0;
 
-	atomic_inc(&ctx->nr_graphs);
-	/* See wsd_graph_run_serial(); it does not count what follows. */
+	/*
+	 * See wsd_graph_run_serial(); it does not count what follows
+	 * (wsd_graph_put_serial() says why not nr_graphs).
+	 */
 	graph->serial = !sync && cheap;
 	if (graph->serial)
 		return graph;
+	atomic_inc(&ctx->nr_graphs);
 	/*
 	 * The ready nodes are counted in the group now, before any is
 	 * queued: the group cannot empty while wsd_graph_launch() queues

@@ -283,10 +283,12 @@ enum wsd_consumed {
  * struct wsd_submission - what one ENTER call consumed
  * @graphs: graphs built, newest first, not yet launched
  * @error: errno of the refused graph, or 0
+ * @posted: serial graphs ran and posted completions without a wake-up
  */
 struct wsd_submission {
 	struct wsd_graph *graphs;
 	int error;
+	bool posted;
 };
 
 static __always_inline enum wsd_consumed
@@ -320,6 +322,7 @@ wsd_consume(struct wsd_ctx *ctx, const struct wsched_sqe *sqe,
 		graph = wsd_graph_build(ctx, build, sqe->user_data, false);
 		if (graph && graph->serial) {
 			wsd_graph_run_serial(graph);
+			sub->posted = true;
 		} else if (graph) {
 			graph->next = sub->graphs;
 			sub->graphs = graph;
@@ -465,6 +468,9 @@ long wsd_enter(struct wsd_ctx *ctx, void __user *arg)
 	}
 
 	ret = wsd_submit(ctx, e.to_submit, &e.submitted, &sub);
+	/* One wake-up for what the serial graphs posted. */
+	if (sub.posted)
+		wsd_wake(ctx);
 	e.sq_error = sub.error;
 	w.ctx = ctx;
 	w.min_complete = e.min_complete;

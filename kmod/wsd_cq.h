@@ -50,16 +50,16 @@ static __always_inline void wsd_wake(struct wsd_ctx *ctx)
 }
 
 /**
- * wsd_post - post a completion
+ * wsd_post_nowake - post a completion, and leave the wake-up to the caller
  * @ctx: the context
  * @slot: the completion, in a node or graph that stays valid meanwhile
  *
  * Holds it back behind earlier held-back ones when the CQ is full; the
- * slot's graph then stays allocated until it is posted.  Called by node
- * tasks and graph done callbacks; does not sleep.
+ * slot's graph then stays allocated until it is posted.  Does not sleep.
+ * The caller calls wsd_wake() before it returns to user space or waits.
  */
-static __always_inline void wsd_post(struct wsd_ctx *ctx,
-				     struct wsd_slot *slot)
+static __always_inline void wsd_post_nowake(struct wsd_ctx *ctx,
+					    struct wsd_slot *slot)
 {
 	spin_lock(&ctx->cq_lock);
 	if (likely(list_empty(&ctx->held) && wsd_cq_room(ctx))) {
@@ -79,6 +79,19 @@ static __always_inline void wsd_post(struct wsd_ctx *ctx,
 		WRITE_ONCE(*ctx->cq_overflow, ctx->overflow_total);
 	}
 	spin_unlock(&ctx->cq_lock);
+}
+
+/**
+ * wsd_post - post a completion and wake whoever waits for it
+ * @ctx: the context
+ * @slot: the completion, as for wsd_post_nowake()
+ *
+ * Called by node tasks and graph done callbacks; does not sleep.
+ */
+static __always_inline void wsd_post(struct wsd_ctx *ctx,
+				     struct wsd_slot *slot)
+{
+	wsd_post_nowake(ctx, slot);
 	wsd_wake(ctx);
 }
 
