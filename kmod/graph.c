@@ -375,7 +375,7 @@ static __always_inline void wsd_node_exec(struct wsd_node *node, bool serial)
 		cqe->flags = WSCHED_RES_ABORTED;
 		node->blocks = true;
 	} else {
-		ret = node->op->run(&node->args, &value);
+		ret = wsd_op_run(node->op, &node->args, &value);
 		if (WARN_ON_ONCE(ret > 0 || ret < -MAX_ERRNO))
 			ret = -EIO;
 		cqe->res = ret;

@@ -203,11 +203,9 @@ static __always_inline int wsd_build_add(struct wsd_ctx *ctx,
 	if (!(op->flags & WS_OP_RANGE2) && sqe->buf2)
 		goto out_put;
 	args.arg = sqe->arg;
-	if (op->check) {
-		ret = op->check(&args);
-		if (ret)
-			goto out_put;
-	}
+	ret = wsd_op_check(op, &args);
+	if (ret)
+		goto out_put;
 	if (op->flags & WS_OP_RANGE) {
 		ret = wsd_range(ctx, sqe->buf, sqe->off, sqe->len, &data);
 		if (ret)
