@@ -90,9 +90,8 @@ static __always_inline struct wsd_graph *wsd_block_get(struct wsd_ctx *ctx, u32 
 	u32 cap_nodes, cap_edges;
 
 	lockdep_assert_held(&ctx->lock);
-	graph = ctx->spare;
-	if (graph) {
-		ctx->spare = NULL;
+	if (ctx->nr_spares) {
+		graph = ctx->spares[--ctx->nr_spares];
 		if (graph->cap_nodes >= nr && graph->cap_edges >= edges)
 			return graph;
 		kvfree(graph);
@@ -149,11 +148,11 @@ static __always_inline void wsd_graph_drop_ops(struct wsd_graph *graph)
  * wsd_graph_put() for a serial graph, by its submitter under ctx->lock.
  * While the call runs the file is open, so the graph need not count in
  * ctx->nr_graphs, unless it outlives the call: only a completion held
- * back in a full CQ takes another reference (wsd_post_nowake(), earlier
- * on this thread), and then the graph is counted before our reference
- * goes, so that the count never drops below zero, and lives on like any
- * other.  Otherwise ours is the only reference, and a small block goes
- * to ctx->spare, for the next graph, with no atomic operation at all.
+ * back in a full CQ takes another reference (wsd_post_locked(), from
+ * wsd_serial_flush() on this thread), and then the graph is counted
+ * before our reference goes, so that the count never drops below zero,
+ * and lives on like any other.  Otherwise ours is the only reference, and a small block goes
+ * to ctx->spares, for the next graphs, with no atomic operation at all.
  */
 static __always_inline void wsd_graph_put_serial(struct wsd_graph *graph)
 {
@@ -172,9 +171,10 @@ static __always_inline void wsd_graph_put_serial(struct wsd_graph *graph)
 	 */
 	smp_acquire__after_ctrl_dep();
 	wsd_graph_drop_ops(graph);
-	if (!ctx->spare && wsd_block_size(graph->cap_nodes, graph->cap_edges) <=
+	if (ctx->nr_spares < WSD_SERIAL_BATCH &&
+	    wsd_block_size(graph->cap_nodes, graph->cap_edges) <=
 	    WSD_CACHE_MAX_BYTES)
-		ctx->spare = graph;
+		ctx->spares[ctx->nr_spares++] = graph;
 	else
 		wsd_block_put(ctx, graph);
 }
@@ -206,12 +206,9 @@ void wsd_graph_put(struct wsd_graph *graph)
 
 /*
  * Every node of @graph has finished: count it, post its completion (or
- * wake its synchronous waiter) and drop the running reference.  @serial:
- * it ran on the submitter under ctx->lock (wsd_graph_run_serial()), which
- * counted it neither in ctx->nr_running nor in ctx->inflight.
+ * wake its synchronous waiter) and drop the running reference.
  */
-static __always_inline void wsd_graph_complete(struct wsd_graph *graph,
-					       bool serial)
+static __always_inline void wsd_graph_complete(struct wsd_graph *graph)
 {
 	struct wsd_ctx *ctx = graph->ctx;
 	struct wsched_cqe *cqe = &graph->slot.cqe;
@@ -220,22 +217,18 @@ static __always_inline void wsd_graph_complete(struct wsd_graph *graph,
 	/*
 	 * The counters were last changed by node tasks that finished before
 	 * the group's count reached zero (a fully ordered decrement that
-	 * the done callback follows), or by this thread (serial).
+	 * the done callback follows).
 	 */
 	ran = atomic_read(&graph->ran);
 	atomic64_add(ran, &ctx->nodes_run);
 	atomic64_inc(&ctx->graphs_run);
-	if (!serial) {
-		/*
-		 * Before the completion is posted: whoever sees it may
-		 * unregister the buffers at once.  Every node is done before
-		 * the count drops; pairs with the acquire in
-		 * wsd_unregister_buffers().  A serial graph runs under
-		 * ctx->lock, which that takes.
-		 */
-		smp_mb__before_atomic();
-		atomic_dec(&ctx->nr_running);
-	}
+	/*
+	 * Before the completion is posted: whoever sees it may unregister
+	 * the buffers at once.  Every node is done before the count drops;
+	 * pairs with the acquire in wsd_unregister_buffers().
+	 */
+	smp_mb__before_atomic();
+	atomic_dec(&ctx->nr_running);
 	if (graph->sync) {
 		/*
 		 * Pairs with the acquire of the waiter: it sees every
@@ -249,17 +242,10 @@ static __always_inline void wsd_graph_complete(struct wsd_graph *graph,
 		cqe->flags = WSCHED_CQE_GRAPH;
 		cqe->value = ran;
 		cqe->seq = graph->nr;
-		if (serial) {
-			wsd_post_nowake(ctx, &graph->slot);
-		} else {
-			wsd_post(ctx, &graph->slot);
-			atomic_sub(graph->nr, &ctx->inflight);
-		}
+		wsd_post(ctx, &graph->slot);
+		atomic_sub(graph->nr, &ctx->inflight);
 	}
-	if (serial)
-		wsd_graph_put_serial(graph);
-	else
-		wsd_graph_put(graph);
+	wsd_graph_put(graph);
 }
 
 /*
@@ -269,7 +255,7 @@ static __always_inline void wsd_graph_complete(struct wsd_graph *graph,
  */
 static void wsd_graph_done(struct ws_group *group)
 {
-	wsd_graph_complete(container_of(group, struct wsd_graph, group), false);
+	wsd_graph_complete(container_of(group, struct wsd_graph, group));
 }
 
 /*
@@ -350,7 +336,8 @@ static __always_inline u32 wsd_graph_count(atomic_t *v, bool serial)
 
 /*
  * Run @node's operation, or cancel it when a predecessor blocks or the
- * graph was given up; post its completion.
+ * graph was given up; post its completion, unless @serial: then
+ * wsd_serial_flush() posts it.
  */
 static __always_inline void wsd_node_exec(struct wsd_node *node, bool serial)
 {
@@ -398,7 +385,7 @@ static __always_inline void wsd_node_exec(struct wsd_node *node, bool serial)
 	if (graph->sync || (node->flags & WSCHED_SQE_NO_CQE))
 		return;
 	if (serial)
-		wsd_post_nowake(ctx, &node->slot);
+		graph->node_cqes = true;
 	else
 		wsd_post(ctx, &node->slot);
 }
@@ -413,23 +400,60 @@ static struct ws_task *wsd_node_run(struct ws_task *task)
 }
 
 /**
- * wsd_graph_run_serial - run a serial graph on the submitting thread
- * @graph: a graph from wsd_graph_build() with @wsd_graph.serial set
+ * wsd_serial_flush - post the completions of serial graphs that ran
+ * @ctx: the context
+ * @serial: the graphs; empty on return
  *
- * Every node of it costs less than a wake-up (wsd_op_cheap()), so no
- * worker would be woken to share it: it runs here and now, node after
- * node in submission order (a node's predecessors have lower numbers, so
- * that order is topological), with no task, no group and no pool, and
- * completes before this returns.  Called by the submitter under ctx->lock,
- * as io_uring completes a NOP inline in io_uring_enter().  Its completions
- * are posted without a wake-up: the caller calls wsd_wake() once for all
- * the serial graphs of the call.
+ * Counts them, posts their completions (each graph's nodes in the order
+ * they ran, then the graph's own) under one acquisition of the completion
+ * lock, and gives their blocks back.  Under ctx->lock; the caller wakes
+ * waiters (wsd_wake()) after it.
+ *
+ * Return: true if anything was posted.
  */
-void wsd_graph_run_serial(struct wsd_graph *graph)
+bool wsd_serial_flush(struct wsd_ctx *ctx, struct wsd_serial *serial)
 {
 	u32 i, j;
 
-	lockdep_assert_held(&graph->ctx->lock);
+	lockdep_assert_held(&ctx->lock);
+	if (!serial->nr)
+		return false;
+	/* Counted before the completions are seen, as wsd_graph_complete(). */
+	atomic64_add(serial->nodes_run, &ctx->nodes_run);
+	atomic64_add(serial->nr, &ctx->graphs_run);
+	spin_lock(&ctx->cq_lock);
+	for (i = 0; i < serial->nr; i++) {
+		struct wsd_graph *graph = serial->graphs[i];
+
+		for (j = 0; graph->node_cqes && j < graph->nr; j++)
+			if (!(graph->nodes[j].flags & WSCHED_SQE_NO_CQE))
+				wsd_post_locked(ctx, &graph->nodes[j].slot);
+		wsd_post_locked(ctx, &graph->slot);
+	}
+	spin_unlock(&ctx->cq_lock);
+	for (i = 0; i < serial->nr; i++)
+		wsd_graph_put_serial(serial->graphs[i]);
+	serial->nr = 0;
+	serial->nodes_run = 0;
+	return true;
+}
+
+/*
+ * Run a serial graph (@wsd_graph.serial) on the submitting thread, under
+ * ctx->lock.  Every node of it costs less than a wake-up (wsd_op_cheap()),
+ * so no worker would be woken to share it: it runs here and now, node
+ * after node in submission order (a node's predecessors have lower
+ * numbers, so that order is topological), with no task, no group and no
+ * pool, as io_uring completes a NOP inline in io_uring_enter().  Its
+ * completions wait in @serial for wsd_serial_flush().
+ */
+static void wsd_graph_run_serial(struct wsd_graph *graph,
+				 struct wsd_serial *serial)
+{
+	struct wsched_cqe *cqe = &graph->slot.cqe;
+	u32 i, j;
+
+	graph->node_cqes = false;
 	for (i = 0; i < graph->nr; i++) {
 		struct wsd_node *node = &graph->nodes[i];
 
@@ -443,7 +467,15 @@ void wsd_graph_run_serial(struct wsd_graph *graph)
 			WRITE_ONCE(graph->nodes[s].dep_failed, true);
 		}
 	}
-	wsd_graph_complete(graph, true);
+	/* Plain counters of this thread (wsd_graph_count()). */
+	cqe->res = atomic_read(&graph->error);
+	cqe->flags = WSCHED_CQE_GRAPH;
+	cqe->value = atomic_read(&graph->ran);
+	cqe->seq = graph->nr;
+	serial->nodes_run += cqe->value;
+	serial->graphs[serial->nr++] = graph;
+	if (serial->nr == WSD_SERIAL_BATCH)
+		wsd_serial_flush(graph->ctx, serial);
 }
 
 /**
@@ -457,14 +489,14 @@ void wsd_graph_run_serial(struct wsd_graph *graph)
  *
  * Nothing runs yet: wsd_graph_launch() queues the ready nodes, which the
  * graph's group already counts, or, when every node is cheap and the
- * graph is not @sync, the caller runs it with wsd_graph_run_serial()
- * (@wsd_graph.serial).  Called under ctx->lock.
+ * graph is not @sync, wsd_graph_start() runs it (@wsd_graph.serial).
+ * Called under ctx->lock.
  *
  * Return: the graph, or NULL when out of memory (nothing is left over).
  */
-struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
-				  struct wsd_build *build, u64 user_data,
-				  bool sync)
+static __always_inline struct wsd_graph *
+__wsd_graph_build(struct wsd_ctx *ctx, struct wsd_build *build, u64 user_data,
+		  bool sync)
 {
 	struct ws_pool *pool = READ_ONCE(ctx->pool);
 	u32 nr = build->nr, edges = build->nr_preds, i, j, at, roots = 0;
@@ -552,6 +584,45 @@ struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 	if (!sync)
 		atomic_add(nr, &ctx->inflight);
 	return graph;
+}
+
+struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
+				  struct wsd_build *build, u64 user_data,
+				  bool sync)
+{
+	return __wsd_graph_build(ctx, build, user_data, sync);
+}
+
+/**
+ * wsd_graph_start - build a ring graph and start it
+ * @ctx: the context
+ * @build: the staged nodes, consumed as by wsd_graph_build()
+ * @user_data: the graph completion's user_data
+ * @serial: where a serial graph's completions wait for wsd_serial_flush()
+ * @graphs: where a graph for the pool is linked (newest first), for
+ *	wsd_graph_launch()
+ *
+ * A graph of cheap nodes runs now (@wsd_graph.serial); any other is built
+ * and left for wsd_graph_launch().  Under ctx->lock.
+ *
+ * Return: 0, or -ENOMEM when the block cannot be had (nothing ran).
+ */
+int wsd_graph_start(struct wsd_ctx *ctx, struct wsd_build *build,
+		    u64 user_data, struct wsd_serial *serial,
+		    struct wsd_graph **graphs)
+{
+	struct wsd_graph *graph;
+
+	graph = __wsd_graph_build(ctx, build, user_data, false);
+	if (!graph)
+		return -ENOMEM;
+	if (graph->serial) {
+		wsd_graph_run_serial(graph, serial);
+		return 0;
+	}
+	graph->next = *graphs;
+	*graphs = graph;
+	return 0;
 }
 
 /**
@@ -687,7 +758,8 @@ void wsd_ctx_release(struct wsd_ctx *ctx)
 	node = llist_del_all(&ctx->cache);
 	llist_for_each_safe(node, tmp, node)
 		kvfree(llist_entry(node, struct wsd_graph, cache_node));
-	kvfree(ctx->spare);
+	while (ctx->nr_spares)
+		kvfree(ctx->spares[--ctx->nr_spares]);
 	wsd_build_reset(&ctx->build, false);
 	wsd_bufs_release(ctx);
 	wsd_rings_free(ctx);

@@ -281,11 +281,13 @@ enum wsd_consumed {
  * struct wsd_submission - what one ENTER call consumed
  * @graphs: graphs built, newest first, not yet launched
  * @error: errno of the refused graph, or 0
- * @posted: serial graphs ran and posted completions without a wake-up
+ * @serial: serial graphs that ran, their completions not posted yet
+ * @posted: serial graphs posted completions without a wake-up
  */
 struct wsd_submission {
 	struct wsd_graph *graphs;
 	int error;
+	struct wsd_serial serial;
 	bool posted;
 };
 
@@ -295,7 +297,6 @@ wsd_consume(struct wsd_ctx *ctx, const struct wsched_sqe *sqe,
 {
 	struct wsd_build *build = &ctx->build;
 	bool end = sqe->flags & WSCHED_SQE_GRAPH_END;
-	struct wsd_graph *graph;
 	int ret;
 
 	if (build->skipping) {
@@ -317,16 +318,8 @@ wsd_consume(struct wsd_ctx *ctx, const struct wsched_sqe *sqe,
 	if (!ret && end)
 		ret = wsd_build_unpark(build);
 	if (!ret && end) {
-		graph = wsd_graph_build(ctx, build, sqe->user_data, false);
-		if (graph && graph->serial) {
-			wsd_graph_run_serial(graph);
-			sub->posted = true;
-		} else if (graph) {
-			graph->next = sub->graphs;
-			sub->graphs = graph;
-		} else {
-			ret = -ENOMEM;
-		}
+		ret = wsd_graph_start(ctx, build, sqe->user_data,
+				      &sub->serial, &sub->graphs);
 	}
 	if (ret) {
 		wsd_build_reset(build, true);
@@ -393,6 +386,8 @@ static long wsd_submit(struct wsd_ctx *ctx, u32 to_submit, u32 *submitted,
 			break;
 		}
 	}
+	if (wsd_serial_flush(ctx, &sub->serial))
+		sub->posted = true;
 	wsd_build_park(&ctx->build);
 	/*
 	 * Pairs with the application's acquire load of the head before it
