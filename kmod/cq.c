@@ -86,6 +86,13 @@ int wsd_cq_flush(struct wsd_ctx *ctx)
 	LIST_HEAD(done);
 	u32 held;
 
+	/*
+	 * Nothing held back: no need for the lock.  Pairs with the
+	 * WRITE_ONCE() stores under ctx->cq_lock; one held back meanwhile
+	 * goes out with the next call (later posts queue behind it).
+	 */
+	if (!READ_ONCE(ctx->nr_held))
+		return 0;
 	spin_lock(&ctx->cq_lock);
 	wsd_flush_held(ctx, &done);
 	held = ctx->nr_held;
@@ -164,6 +171,14 @@ long wsd_getevents(struct wsd_ctx *ctx, u32 min_complete, u64 timeout_ns)
 	ktime_t expires = 0;
 	long ret = 0;
 
+	/*
+	 * Enough completions already, none held back (which only
+	 * wsd_cq_events() posts): no lock.  Both loads pair as in
+	 * wsd_cq_events_hint().
+	 */
+	if (!READ_ONCE(ctx->nr_held) &&
+	    wsd_cq_events_hint(ctx) >= min_complete)
+		return 0;
 	if (timeout_ns)
 		expires = ktime_add_safe(ktime_get(),
 					 ns_to_ktime(min_t(u64, timeout_ns,

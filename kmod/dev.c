@@ -250,7 +250,10 @@ long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg)
 		ret = -EFAULT;
 		goto out;
 	}
+	/* The block cache has one taker at a time: under ctx->lock. */
+	mutex_lock(&ctx->lock);
 	graph = wsd_graph_build(ctx, &build, 0, true);
+	mutex_unlock(&ctx->lock);
 	if (!graph) {
 		ret = -ENOMEM;
 		goto out;

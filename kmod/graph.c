@@ -89,7 +89,15 @@ static __always_inline struct wsd_graph *wsd_block_get(struct wsd_ctx *ctx, u32 
 	struct llist_node *node;
 	u32 cap_nodes, cap_edges;
 
-	/* The only taker: the submitter, under ctx->lock or in release. */
+	lockdep_assert_held(&ctx->lock);
+	if (ctx->nr_spares) {
+		graph = ctx->spares[--ctx->nr_spares];
+		if (graph->cap_nodes >= nr && graph->cap_edges >= edges)
+			return graph;
+		kvfree(graph);
+		graph = NULL;
+	}
+	/* The only taker: the submitter, under ctx->lock. */
 	node = llist_del_first(&ctx->cache);
 	if (node) {
 		atomic_dec(&ctx->nr_cached);
@@ -128,6 +136,49 @@ static __always_inline void wsd_block_put(struct wsd_ctx *ctx,
 	kvfree(graph);
 }
 
+static __always_inline void wsd_graph_drop_ops(struct wsd_graph *graph)
+{
+	u32 i;
+
+	for (i = 0; i < graph->nr; i++)
+		wsd_op_drop(graph->nodes[i].op);
+}
+
+/*
+ * wsd_graph_put() for a serial graph, by its submitter under ctx->lock.
+ * While the call runs the file is open, so the graph need not count in
+ * ctx->nr_graphs, unless it outlives the call: only a completion held
+ * back in a full CQ takes another reference (wsd_post_locked(), from
+ * wsd_serial_flush() on this thread), and then the graph is counted
+ * before our reference goes, so that the count never drops below zero,
+ * and lives on like any other.  Otherwise ours is the only reference, and a small block goes
+ * to ctx->spares, for the next graphs, with no atomic operation at all.
+ */
+static __always_inline void wsd_graph_put_serial(struct wsd_graph *graph)
+{
+	struct wsd_ctx *ctx = graph->ctx;
+
+	lockdep_assert_held(&ctx->lock);
+	if (refcount_read(&graph->refs) > 1) {
+		atomic_inc(&ctx->nr_graphs);
+		wsd_graph_put(graph);
+		return;
+	}
+	/*
+	 * A flusher that posted a held completion of ours and dropped its
+	 * reference read the slot before that release: order our reuse of
+	 * the block after it.
+	 */
+	smp_acquire__after_ctrl_dep();
+	wsd_graph_drop_ops(graph);
+	if (ctx->nr_spares < WSD_SERIAL_BATCH &&
+	    wsd_block_size(graph->cap_nodes, graph->cap_edges) <=
+	    WSD_CACHE_MAX_BYTES)
+		ctx->spares[ctx->nr_spares++] = graph;
+	else
+		wsd_block_put(ctx, graph);
+}
+
 /**
  * wsd_graph_put - drop a reference to a graph
  * @graph: the graph
@@ -138,12 +189,10 @@ static __always_inline void wsd_block_put(struct wsd_ctx *ctx,
 void wsd_graph_put(struct wsd_graph *graph)
 {
 	struct wsd_ctx *ctx = graph->ctx;
-	u32 i;
 
 	if (!refcount_dec_and_test(&graph->refs))
 		return;
-	for (i = 0; i < graph->nr; i++)
-		wsd_op_drop(graph->nodes[i].op);
+	wsd_graph_drop_ops(graph);
 	wsd_block_put(ctx, graph);
 	/*
 	 * Our last access to the context.  Fully ordered: the block is
@@ -156,13 +205,11 @@ void wsd_graph_put(struct wsd_graph *graph)
 }
 
 /*
- * Every node of @group's graph has finished.  Runs on the thread that
- * finished the last one (or on the submitter, if that was before it let
- * go of the group); wsched no longer touches the group.
+ * Every node of @graph has finished: count it, post its completion (or
+ * wake its synchronous waiter) and drop the running reference.
  */
-static void wsd_graph_done(struct ws_group *group)
+static __always_inline void wsd_graph_complete(struct wsd_graph *graph)
 {
-	struct wsd_graph *graph = container_of(group, struct wsd_graph, group);
 	struct wsd_ctx *ctx = graph->ctx;
 	struct wsched_cqe *cqe = &graph->slot.cqe;
 	u32 ran;
@@ -170,7 +217,7 @@ static void wsd_graph_done(struct ws_group *group)
 	/*
 	 * The counters were last changed by node tasks that finished before
 	 * the group's count reached zero (a fully ordered decrement that
-	 * this callback follows).
+	 * the done callback follows).
 	 */
 	ran = atomic_read(&graph->ran);
 	atomic64_add(ran, &ctx->nodes_run);
@@ -199,6 +246,16 @@ static void wsd_graph_done(struct ws_group *group)
 		atomic_sub(graph->nr, &ctx->inflight);
 	}
 	wsd_graph_put(graph);
+}
+
+/*
+ * Every node of @group's graph has finished.  Runs on the thread that
+ * finished the last one (or on the submitter, if that was before it let
+ * go of the group); wsched no longer touches the group.
+ */
+static void wsd_graph_done(struct ws_group *group)
+{
+	wsd_graph_complete(container_of(group, struct wsd_graph, group));
 }
 
 /*
@@ -261,17 +318,39 @@ static __always_inline struct ws_task *wsd_node_release(struct wsd_node *node)
 	return next;
 }
 
-/* The task of a node: its predecessors have all finished. */
-static struct ws_task *wsd_node_run(struct ws_task *task)
+/*
+ * Count one event of a graph: an atomic increment when nodes of the graph
+ * run on several threads, a plain one for a serial graph, which only its
+ * submitter touches (the counter is still read atomically).
+ */
+static __always_inline u32 wsd_graph_count(atomic_t *v, bool serial)
 {
-	struct wsd_node *node = container_of(task, struct wsd_node, task);
+	u32 n;
+
+	if (!serial)
+		return atomic_inc_return(v);
+	n = atomic_read(v) + 1;
+	atomic_set(v, n);
+	return n;
+}
+
+/*
+ * Run @node's operation, or cancel it when a predecessor blocks or the
+ * graph was given up; post its completion, unless @serial: then
+ * wsd_serial_flush() posts it.
+ */
+static __always_inline void wsd_node_exec(struct wsd_node *node, bool serial)
+{
 	struct wsd_graph *graph = node->graph;
 	struct wsd_ctx *ctx = graph->ctx;
 	struct wsched_cqe *cqe = &node->slot.cqe;
 	u64 value = 0;
 	int ret;
 
-	/* Written by a predecessor before its fully ordered decrement. */
+	/*
+	 * Written by a predecessor before its fully ordered decrement, or
+	 * earlier on this thread (serial).
+	 */
 	if (unlikely(READ_ONCE(node->dep_failed))) {
 		cqe->res = -ECANCELED;
 		cqe->flags = WSCHED_RES_DEP_FAILED;
@@ -283,7 +362,7 @@ static struct ws_task *wsd_node_run(struct ws_task *task)
 		cqe->flags = WSCHED_RES_ABORTED;
 		node->blocks = true;
 	} else {
-		ret = node->op->run(&node->args, &value);
+		ret = wsd_op_run(node->op, &node->args, &value);
 		if (WARN_ON_ONCE(ret > 0 || ret < -MAX_ERRNO))
 			ret = -EIO;
 		cqe->res = ret;
@@ -291,16 +370,112 @@ static struct ws_task *wsd_node_run(struct ws_task *task)
 		cqe->value = value;
 		if (ret < 0) {
 			/* Any order among failing nodes: the first one wins. */
-			atomic_cmpxchg(&graph->error, 0, ret);
+			if (serial) {
+				if (!atomic_read(&graph->error))
+					atomic_set(&graph->error, ret);
+			} else {
+				atomic_cmpxchg(&graph->error, 0, ret);
+			}
 			node->blocks = !(node->flags & WSCHED_NODE_SOFT_FAIL);
 		}
-		atomic_inc(&graph->ran);
+		wsd_graph_count(&graph->ran, serial);
 	}
-	/* Fully ordered, but only the value matters: successors get more. */
-	cqe->seq = atomic_inc_return(&graph->seq);
-	if (!graph->sync && !(node->flags & WSCHED_SQE_NO_CQE))
+	/* Fully ordered when not serial, but only the value matters. */
+	cqe->seq = wsd_graph_count(&graph->seq, serial);
+	if (graph->sync || (node->flags & WSCHED_SQE_NO_CQE))
+		return;
+	if (serial)
+		graph->node_cqes = true;
+	else
 		wsd_post(ctx, &node->slot);
+}
+
+/* The task of a node: its predecessors have all finished. */
+static struct ws_task *wsd_node_run(struct ws_task *task)
+{
+	struct wsd_node *node = container_of(task, struct wsd_node, task);
+
+	wsd_node_exec(node, false);
 	return wsd_node_release(node);
+}
+
+/**
+ * wsd_serial_flush - post the completions of serial graphs that ran
+ * @ctx: the context
+ * @serial: the graphs; empty on return
+ *
+ * Counts them, posts their completions (each graph's nodes in the order
+ * they ran, then the graph's own) under one acquisition of the completion
+ * lock, and gives their blocks back.  Under ctx->lock; the caller wakes
+ * waiters (wsd_wake()) after it.
+ *
+ * Return: true if anything was posted.
+ */
+bool wsd_serial_flush(struct wsd_ctx *ctx, struct wsd_serial *serial)
+{
+	u32 i, j;
+
+	lockdep_assert_held(&ctx->lock);
+	if (!serial->nr)
+		return false;
+	/* Counted before the completions are seen, as wsd_graph_complete(). */
+	atomic64_add(serial->nodes_run, &ctx->nodes_run);
+	atomic64_add(serial->nr, &ctx->graphs_run);
+	spin_lock(&ctx->cq_lock);
+	for (i = 0; i < serial->nr; i++) {
+		struct wsd_graph *graph = serial->graphs[i];
+
+		for (j = 0; graph->node_cqes && j < graph->nr; j++)
+			if (!(graph->nodes[j].flags & WSCHED_SQE_NO_CQE))
+				wsd_post_locked(ctx, &graph->nodes[j].slot);
+		wsd_post_locked(ctx, &graph->slot);
+	}
+	spin_unlock(&ctx->cq_lock);
+	for (i = 0; i < serial->nr; i++)
+		wsd_graph_put_serial(serial->graphs[i]);
+	serial->nr = 0;
+	serial->nodes_run = 0;
+	return true;
+}
+
+/*
+ * Run a serial graph (@wsd_graph.serial) on the submitting thread, under
+ * ctx->lock.  Every node of it costs less than a wake-up (wsd_op_cheap()),
+ * so no worker would be woken to share it: it runs here and now, node
+ * after node in submission order (a node's predecessors have lower
+ * numbers, so that order is topological), with no task, no group and no
+ * pool, as io_uring completes a NOP inline in io_uring_enter().  Its
+ * completions wait in @serial for wsd_serial_flush().
+ */
+static void wsd_graph_run_serial(struct wsd_graph *graph,
+				 struct wsd_serial *serial)
+{
+	struct wsched_cqe *cqe = &graph->slot.cqe;
+	u32 i, j;
+
+	graph->node_cqes = false;
+	for (i = 0; i < graph->nr; i++) {
+		struct wsd_node *node = &graph->nodes[i];
+
+		wsd_node_exec(node, true);
+		if (!node->blocks)
+			continue;
+		for (j = 0; j < node->nr_succ; j++) {
+			u32 s = graph->succs[node->succ + j];
+
+			/* Read by that node, later on this thread. */
+			WRITE_ONCE(graph->nodes[s].dep_failed, true);
+		}
+	}
+	/* Plain counters of this thread (wsd_graph_count()). */
+	cqe->res = atomic_read(&graph->error);
+	cqe->flags = WSCHED_CQE_GRAPH;
+	cqe->value = atomic_read(&graph->ran);
+	cqe->seq = graph->nr;
+	serial->nodes_run += cqe->value;
+	serial->graphs[serial->nr++] = graph;
+	if (serial->nr == WSD_SERIAL_BATCH)
+		wsd_serial_flush(graph->ctx, serial);
 }
 
 /**
@@ -313,17 +488,20 @@ static struct ws_task *wsd_node_run(struct ws_task *task)
  *	caller holds a second reference and reads the results)
  *
  * Nothing runs yet: wsd_graph_launch() queues the ready nodes, which the
- * graph's group already counts.
+ * graph's group already counts, or, when every node is cheap and the
+ * graph is not @sync, wsd_graph_start() runs it (@wsd_graph.serial).
+ * Called under ctx->lock.
  *
  * Return: the graph, or NULL when out of memory (nothing is left over).
  */
-struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
-				  struct wsd_build *build, u64 user_data,
-				  bool sync)
+static __always_inline struct wsd_graph *
+__wsd_graph_build(struct wsd_ctx *ctx, struct wsd_build *build, u64 user_data,
+		  bool sync)
 {
 	struct ws_pool *pool = READ_ONCE(ctx->pool);
 	u32 nr = build->nr, edges = build->nr_preds, i, j, at, roots = 0;
 	struct wsd_graph *graph;
+	bool cheap = true;
 
 	graph = wsd_block_get(ctx, nr, edges);
 	if (!graph) {
@@ -361,6 +539,7 @@ struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 		node->root = !st->nr_preds;
 		roots += node->root;
 		node->cheap = wsd_op_cheap(st->op, &st->args);
+		cheap &= node->cheap;
 		node->blocks = false;
 		node->dep_failed = false;
 		node->slot.graph = graph;
@@ -388,16 +567,62 @@ struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 	build->nr_preds = 0;
 
 	/*
+	 * See wsd_graph_run_serial(); it does not count what follows
+	 * (wsd_graph_put_serial() says why not nr_graphs).
+	 */
+	graph->serial = !sync && cheap;
+	if (graph->serial)
+		return graph;
+	atomic_inc(&ctx->nr_graphs);
+	/*
 	 * The ready nodes are counted in the group now, before any is
 	 * queued: the group cannot empty while wsd_graph_launch() queues
 	 * them one by one.  Unordered: queueing a node publishes it.
 	 */
 	atomic_set(&graph->group.pending, roots);
-	atomic_inc(&ctx->nr_graphs);
 	atomic_inc(&ctx->nr_running);
 	if (!sync)
 		atomic_add(nr, &ctx->inflight);
 	return graph;
+}
+
+struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
+				  struct wsd_build *build, u64 user_data,
+				  bool sync)
+{
+	return __wsd_graph_build(ctx, build, user_data, sync);
+}
+
+/**
+ * wsd_graph_start - build a ring graph and start it
+ * @ctx: the context
+ * @build: the staged nodes, consumed as by wsd_graph_build()
+ * @user_data: the graph completion's user_data
+ * @serial: where a serial graph's completions wait for wsd_serial_flush()
+ * @graphs: where a graph for the pool is linked (newest first), for
+ *	wsd_graph_launch()
+ *
+ * A graph of cheap nodes runs now (@wsd_graph.serial); any other is built
+ * and left for wsd_graph_launch().  Under ctx->lock.
+ *
+ * Return: 0, or -ENOMEM when the block cannot be had (nothing ran).
+ */
+int wsd_graph_start(struct wsd_ctx *ctx, struct wsd_build *build,
+		    u64 user_data, struct wsd_serial *serial,
+		    struct wsd_graph **graphs)
+{
+	struct wsd_graph *graph;
+
+	graph = __wsd_graph_build(ctx, build, user_data, false);
+	if (!graph)
+		return -ENOMEM;
+	if (graph->serial) {
+		wsd_graph_run_serial(graph, serial);
+		return 0;
+	}
+	graph->next = *graphs;
+	*graphs = graph;
+	return 0;
 }
 
 /**
@@ -533,6 +758,8 @@ void wsd_ctx_release(struct wsd_ctx *ctx)
 	node = llist_del_all(&ctx->cache);
 	llist_for_each_safe(node, tmp, node)
 		kvfree(llist_entry(node, struct wsd_graph, cache_node));
+	while (ctx->nr_spares)
+		kvfree(ctx->spares[--ctx->nr_spares]);
 	wsd_build_reset(&ctx->build, false);
 	wsd_bufs_release(ctx);
 	wsd_rings_free(ctx);

@@ -14,7 +14,7 @@
 
 int wsd_nop_check(const struct ws_op_args *args)
 {
-	return args->arg ? -EINVAL : 0;
+	return __wsd_nop_check(args);
 }
 
 int wsd_nop_run(const struct ws_op_args *args, u64 *value)

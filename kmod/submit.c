@@ -203,11 +203,9 @@ static __always_inline int wsd_build_add(struct wsd_ctx *ctx,
 	if (!(op->flags & WS_OP_RANGE2) && sqe->buf2)
 		goto out_put;
 	args.arg = sqe->arg;
-	if (op->check) {
-		ret = op->check(&args);
-		if (ret)
-			goto out_put;
-	}
+	ret = wsd_op_check(op, &args);
+	if (ret)
+		goto out_put;
 	if (op->flags & WS_OP_RANGE) {
 		ret = wsd_range(ctx, sqe->buf, sqe->off, sqe->len, &data);
 		if (ret)
@@ -283,10 +281,14 @@ enum wsd_consumed {
  * struct wsd_submission - what one ENTER call consumed
  * @graphs: graphs built, newest first, not yet launched
  * @error: errno of the refused graph, or 0
+ * @serial: serial graphs that ran, their completions not posted yet
+ * @posted: serial graphs posted completions without a wake-up
  */
 struct wsd_submission {
 	struct wsd_graph *graphs;
 	int error;
+	struct wsd_serial serial;
+	bool posted;
 };
 
 static __always_inline enum wsd_consumed
@@ -295,7 +297,6 @@ wsd_consume(struct wsd_ctx *ctx, const struct wsched_sqe *sqe,
 {
 	struct wsd_build *build = &ctx->build;
 	bool end = sqe->flags & WSCHED_SQE_GRAPH_END;
-	struct wsd_graph *graph;
 	int ret;
 
 	if (build->skipping) {
@@ -317,13 +318,8 @@ wsd_consume(struct wsd_ctx *ctx, const struct wsched_sqe *sqe,
 	if (!ret && end)
 		ret = wsd_build_unpark(build);
 	if (!ret && end) {
-		graph = wsd_graph_build(ctx, build, sqe->user_data, false);
-		if (graph) {
-			graph->next = sub->graphs;
-			sub->graphs = graph;
-		} else {
-			ret = -ENOMEM;
-		}
+		ret = wsd_graph_start(ctx, build, sqe->user_data,
+				      &sub->serial, &sub->graphs);
 	}
 	if (ret) {
 		wsd_build_reset(build, true);
@@ -390,6 +386,8 @@ static long wsd_submit(struct wsd_ctx *ctx, u32 to_submit, u32 *submitted,
 			break;
 		}
 	}
+	if (wsd_serial_flush(ctx, &sub->serial))
+		sub->posted = true;
 	wsd_build_park(&ctx->build);
 	/*
 	 * Pairs with the application's acquire load of the head before it
@@ -463,6 +461,9 @@ long wsd_enter(struct wsd_ctx *ctx, void __user *arg)
 	}
 
 	ret = wsd_submit(ctx, e.to_submit, &e.submitted, &sub);
+	/* One wake-up for what the serial graphs posted. */
+	if (sub.posted)
+		wsd_wake(ctx);
 	e.sq_error = sub.error;
 	w.ctx = ctx;
 	w.min_complete = e.min_complete;

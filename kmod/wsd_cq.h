@@ -50,18 +50,18 @@ static __always_inline void wsd_wake(struct wsd_ctx *ctx)
 }
 
 /**
- * wsd_post - post a completion
+ * wsd_post_locked - post a completion, under ctx->cq_lock
  * @ctx: the context
  * @slot: the completion, in a node or graph that stays valid meanwhile
  *
  * Holds it back behind earlier held-back ones when the CQ is full; the
- * slot's graph then stays allocated until it is posted.  Called by node
- * tasks and graph done callbacks; does not sleep.
+ * slot's graph then stays allocated until it is posted.  The caller wakes
+ * waiters (wsd_wake()) once it has dropped the lock.
  */
-static __always_inline void wsd_post(struct wsd_ctx *ctx,
-				     struct wsd_slot *slot)
+static __always_inline void wsd_post_locked(struct wsd_ctx *ctx,
+					    struct wsd_slot *slot)
 {
-	spin_lock(&ctx->cq_lock);
+	lockdep_assert_held(&ctx->cq_lock);
 	if (likely(list_empty(&ctx->held) && wsd_cq_room(ctx))) {
 		wsd_cq_write(ctx, &slot->cqe);
 	} else if (READ_ONCE(ctx->closing)) {
@@ -78,6 +78,20 @@ static __always_inline void wsd_post(struct wsd_ctx *ctx,
 		/* Read by the application at any time; a single aligned store. */
 		WRITE_ONCE(*ctx->cq_overflow, ctx->overflow_total);
 	}
+}
+
+/**
+ * wsd_post - post a completion and wake whoever waits for it
+ * @ctx: the context
+ * @slot: the completion, as for wsd_post_locked()
+ *
+ * Called by node tasks and graph done callbacks; does not sleep.
+ */
+static __always_inline void wsd_post(struct wsd_ctx *ctx,
+				     struct wsd_slot *slot)
+{
+	spin_lock(&ctx->cq_lock);
+	wsd_post_locked(ctx, slot);
 	spin_unlock(&ctx->cq_lock);
 	wsd_wake(ctx);
 }

@@ -161,6 +161,9 @@ struct wsd_node {
  *	waiter of a synchronous graph
  * @sync: submitted by WSCHED_IOC_SUBMIT_GRAPH: posts no completion, its
  *	waiter reads the nodes' results
+ * @serial: every node is cheap: the submitter runs the graph at once, on
+ *	its own thread (wsd_graph_run_serial())
+ * @node_cqes: a serial graph has node completions to post
  * @aborted: its waiter gave up: nodes that have not started are cancelled
  * @finished: every node has finished (release; read by a sync waiter)
  * @next: in the list of graphs an ENTER call started
@@ -180,6 +183,8 @@ struct wsd_graph {
 	atomic_t error;
 	refcount_t refs;
 	bool sync;
+	bool serial;
+	bool node_cqes;
 	bool aborted;
 	bool finished;
 	struct wsd_graph *next;
@@ -187,6 +192,25 @@ struct wsd_graph {
 	struct wsd_slot slot;
 	u32 *succs;
 	struct wsd_node nodes[];
+};
+
+/* Serial graphs whose completions are posted together. */
+#define WSD_SERIAL_BATCH	16
+
+/**
+ * struct wsd_serial - serial graphs that ran, their completions not posted
+ * @graphs: the graphs, oldest first
+ * @nr: number of @graphs
+ * @nodes_run: nodes of @graphs whose op ran
+ *
+ * Kept by one ENTER call, under ctx->lock: wsd_serial_flush() posts the
+ * completions of up to WSD_SERIAL_BATCH graphs with one acquisition of the
+ * completion lock, and gives their blocks back.
+ */
+struct wsd_serial {
+	struct wsd_graph *graphs[WSD_SERIAL_BATCH];
+	u32 nr;
+	u32 nodes_run;
 };
 
 /**
@@ -227,6 +251,8 @@ struct wsd_graph {
  * @cache: free graph blocks for reuse (any thread adds, the submitter
  *	takes under @lock)
  * @nr_cached: number of blocks on @cache
+ * @spares: more free blocks, for serial graphs; under @lock
+ * @nr_spares: number of @spares
  * @build: the graph being built; under @lock
  * @bufs: registered buffers; set and cleared under @lock, only while no
  *	graph is built or running, so graphs read them without a lock
@@ -268,6 +294,8 @@ struct wsd_ctx {
 	atomic_t inflight;
 	struct llist_head cache;
 	atomic_t nr_cached;
+	struct wsd_graph *spares[WSD_SERIAL_BATCH];
+	u32 nr_spares;
 
 	struct wsd_build build;
 	struct wsd_buf *bufs;
@@ -350,6 +378,10 @@ struct ws_pool *wsd_ctx_pool(struct wsd_ctx *ctx);
 struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 				  struct wsd_build *build, u64 user_data,
 				  bool sync);
+int wsd_graph_start(struct wsd_ctx *ctx, struct wsd_build *build,
+		    u64 user_data, struct wsd_serial *serial,
+		    struct wsd_graph **graphs);
+bool wsd_serial_flush(struct wsd_ctx *ctx, struct wsd_serial *serial);
 void wsd_graph_launch(struct wsd_graph *graphs, bool wait,
 		      bool (*cond)(void *arg), void *arg);
 void wsd_graph_put(struct wsd_graph *graph);

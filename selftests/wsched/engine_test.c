@@ -19,6 +19,9 @@
  * - enter_readonly_arg: ENTER with a read-only argument consumes nothing.
  * - submitter_runs_its_graph: one-node graphs waited for in ENTER run on
  *   the submitter (no worker of the context's pool woken).
+ * - cheap_graphs_run_serially: graphs of nodes cheaper than a wake-up
+ *   complete inside ENTER, without the pool, in a topological order, with
+ *   the failure rules of any other graph.
  * - cpu_max, cpuset: a context's graphs run under the submitter's cgroup
  *   limits: CPU time is charged to its cgroup and held to cpu.max, and no
  *   node runs outside its cpuset.
@@ -656,6 +659,9 @@ TEST(memlock_per_user)
 
 /* ---- the submitter runs its own graph -------------------------------- */
 
+/* SPIN iterations above the kernel's WSD_SPIN_CHEAP: a node worth a wake-up. */
+#define SPIN_NOT_CHEAP	4096
+
 TEST(submitter_runs_its_graph)
 {
 	unsigned int pool, i, n = 200;
@@ -681,7 +687,11 @@ TEST(submitter_runs_its_graph)
 	for (i = 0; i < n; i++) {
 		struct wsched_sqe e;
 
-		sqe_one(&e, WSCHED_OP_NOP, 0, i);
+		/*
+		 * Not cheap (wsd_op_cheap()): a cheap node would not go
+		 * through the pool at all (cheap_graphs_run_serially).
+		 */
+		sqe_one(&e, WSCHED_OP_SPIN, SPIN_NOT_CHEAP, i);
 		ASSERT_TRUE(sq_push(&r, &e));
 		ASSERT_EQ(0, submit_wait(&r, 1));
 		ASSERT_EQ(0, reap_graph(&r));
@@ -692,6 +702,125 @@ TEST(submitter_runs_its_graph)
 	       s1.total[WS_WAKEUPS] - s0.total[WS_WAKEUPS],
 	       s1.total[WS_INJECTED] - s0.total[WS_INJECTED]);
 	EXPECT_EQ(n, s1.total[WS_EXECUTED] - s0.total[WS_EXECUTED]);
+	EXPECT_EQ(0, s1.total[WS_WAKEUPS] - s0.total[WS_WAKEUPS]);
+	EXPECT_EQ(0, s1.total[WS_INJECTED] - s0.total[WS_INJECTED]);
+	ring_close(&r);
+}
+
+/*
+ * Graphs whose nodes are all cheaper than a wake-up (NOP, FAIL, short
+ * SPIN) run inside ENTER on the submitter, node after node, without the
+ * pool: their completions are in the CQ when ENTER returns, even without
+ * GETEVENTS, and the pool runs no task.  They follow the rules of every
+ * graph: a failure blocks its successors (DEP_FAILED, not run) unless it
+ * is a soft one, and completions are numbered in an order that respects
+ * the edges.
+ *
+ *   0 NOP -> 1 FAIL(5) -> 2 NOP -> 3 NOP(preds 0, 2)
+ *   0 -> 4 FAIL(7, soft) -> 5 SPIN(short)
+ */
+TEST(cheap_graphs_run_serially)
+{
+	static const struct {
+		__u32 op;
+		__u64 arg;
+		__u32 flags;
+		__u32 nr_preds;
+		__u32 preds[2];
+		int res;
+		__u32 res_flags;
+	} nodes[] = {
+		{ WSCHED_OP_NOP, 0, 0, 0, { 0 }, 0, WSCHED_RES_RAN },
+		{ WSCHED_OP_FAIL, 5, 0, 1, { 0 }, -5, WSCHED_RES_RAN },
+		{ WSCHED_OP_NOP, 0, 0, 1, { 1 }, -ECANCELED, WSCHED_RES_DEP_FAILED },
+		{ WSCHED_OP_NOP, 0, 0, 2, { 0, 2 }, -ECANCELED,
+		  WSCHED_RES_DEP_FAILED },
+		{ WSCHED_OP_FAIL, 7, WSCHED_NODE_SOFT_FAIL, 1, { 0 }, -7,
+		  WSCHED_RES_RAN },
+		{ WSCHED_OP_SPIN, 16, 0, 1, { 4 }, 0, WSCHED_RES_RAN },
+	};
+	const unsigned int nr = ARRAY_SIZE(nodes), rounds = 50;
+	unsigned int pool, round, i, k, seen;
+	__u32 preds[ARRAY_SIZE(nodes)][2], seq[ARRAY_SIZE(nodes)];
+	struct ws_stats s0, s1;
+	struct wsched_cqe c[16];
+	char name[16];
+	struct ring r;
+
+	ASSERT_EQ(0, ring_open(&r, 64, 0, 0));
+	{
+		struct wsched_sqe e;
+
+		sqe_one(&e, WSCHED_OP_NOP, 0, 0);
+		ASSERT_TRUE(sq_push(&r, &e));
+	}
+	ASSERT_EQ(0, submit_wait(&r, 1));
+	ASSERT_EQ(0, reap_graph(&r));
+	ASSERT_LT(0, ws_user_pools(&pool));
+	snprintf(name, sizeof(name), "u%u", pool);
+	ASSERT_EQ(0, ws_stats_read(name, &s0)) TH_LOG("%s", s0.err);
+	for (round = 0; round < rounds; round++) {
+		/* A one-node graph and the graph above, in one call. */
+		struct wsched_sqe e;
+
+		sqe_one(&e, WSCHED_OP_NOP, 0, UD(round, 99));
+		ASSERT_TRUE(sq_push(&r, &e));
+		for (i = 0; i < nr; i++) {
+			sqe_op(&e, nodes[i].op, nodes[i].arg, UD(round, i));
+			e.flags = nodes[i].flags |
+				  (i == nr - 1 ? WSCHED_SQE_GRAPH_END : 0);
+			memcpy(preds[i], nodes[i].preds, sizeof(preds[i]));
+			if (nodes[i].nr_preds == 1)
+				sqe_pred1(&e, nodes[i].preds[0]);
+			else if (nodes[i].nr_preds)
+				sqe_preds(&e, preds[i], nodes[i].nr_preds);
+			ASSERT_TRUE(sq_push(&r, &e));
+		}
+		/* No GETEVENTS: everything is done when the call returns. */
+		ASSERT_EQ(0, ring_enter(&r, nr + 1, 0, 0, 0, NULL));
+		ASSERT_EQ(3 + nr, cq_ready(&r));
+		ASSERT_EQ(3 + nr, ring_reap(&r, c, 3 + nr));
+		memset(seq, 0, sizeof(seq));
+		seen = 0;
+		for (k = 0; k < 3 + nr; k++) {
+			__u64 ud = c[k].user_data;
+
+			if (c[k].flags & WSCHED_CQE_GRAPH) {
+				if (ud == UD(round, 99)) {
+					EXPECT_EQ(0, c[k].res);
+					EXPECT_EQ(1, c[k].value);
+				} else {
+					/* The first failure; 4 of 6 ran. */
+					EXPECT_EQ(UD(round, nr - 1), ud);
+					EXPECT_EQ(-5, c[k].res);
+					EXPECT_EQ(4, c[k].value);
+					EXPECT_EQ(nr, seen) TH_LOG("graph completion before its nodes'");
+				}
+				continue;
+			}
+			if (ud == UD(round, 99))
+				continue;	/* the one-node graph's node */
+			i = (__u32)ud;
+			ASSERT_GT(nr, i);
+			ASSERT_EQ(0, seq[i]) TH_LOG("node %u completed twice", i);
+			EXPECT_EQ(nodes[i].res, c[k].res) TH_LOG("node %u", i);
+			EXPECT_EQ(nodes[i].res_flags, c[k].flags) TH_LOG("node %u", i);
+			seq[i] = c[k].seq;
+			seen++;
+		}
+		EXPECT_EQ(nr, seen);
+		for (i = 0; i < nr; i++) {
+			for (k = 0; k < 2 && k < nodes[i].nr_preds; k++) {
+				__u32 p = preds[i][k];
+
+				EXPECT_LT(seq[p], seq[i])
+					TH_LOG("node %u numbered before its predecessor %u",
+					       i, p);
+			}
+		}
+	}
+	ASSERT_EQ(0, ws_stats_read(name, &s1)) TH_LOG("%s", s1.err);
+	EXPECT_EQ(0, s1.total[WS_EXECUTED] - s0.total[WS_EXECUTED]);
 	EXPECT_EQ(0, s1.total[WS_WAKEUPS] - s0.total[WS_WAKEUPS]);
 	EXPECT_EQ(0, s1.total[WS_INJECTED] - s0.total[WS_INJECTED]);
 	ring_close(&r);
