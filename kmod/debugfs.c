@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs: wsched/<pool>/stats shows a pool's per-CPU event counters.
+ * debugfs: wsched/<pool>/stats shows a pool's per-CPU event counters;
+ * wsched/dev the /dev/wsched totals: open files and pinned pages.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
 #include "wsched_internal.h"
+#include "wsd_ctx.h"
 
 static struct dentry *ws_debugfs_root;
 
@@ -52,6 +54,19 @@ static int ws_stats_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(ws_stats);
 
+/*
+ * "files N" (open files of /dev/wsched, released ones not counted) and
+ * "pinned_pages N" (pages of registered buffers, all files): both are
+ * 0 once every file is closed, whatever the processes did.
+ */
+static int ws_dev_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "files %d\n", atomic_read(&wsd_nr_files));
+	seq_printf(m, "pinned_pages %ld\n", atomic_long_read(&wsd_nr_pinned));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ws_dev);
+
 void ws_debugfs_add_pool(struct ws_pool *pool)
 {
 	pool->debugfs_dir = debugfs_create_dir(pool->name, ws_debugfs_root);
@@ -68,6 +83,7 @@ void ws_debugfs_remove_pool(struct ws_pool *pool)
 void ws_debugfs_init(void)
 {
 	ws_debugfs_root = debugfs_create_dir("wsched", NULL);
+	debugfs_create_file("dev", 0444, ws_debugfs_root, NULL, &ws_dev_fops);
 }
 
 void ws_debugfs_exit(void)

@@ -75,6 +75,9 @@ unsigned int wsd_max_cq_entries = 8192;
 WSD_PARAM(max_cq_entries, wsd_max_cq_entries, 1, WSD_CQ_LIMIT,
 	  "largest completion ring (1..65536)");
 
+/* Open files of /dev/wsched: up at open, down once the release is done. */
+atomic_t wsd_nr_files = ATOMIC_INIT(0);
+
 /* Check one node of WSCHED_IOC_SUBMIT_GRAPH; @un is the kernel's copy. */
 static int wsd_check_node(const struct wsched_node *un)
 {
@@ -404,6 +407,8 @@ static int wsd_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	wsd_ctx_init(ctx);
 	file->private_data = ctx;
+	/* nonseekable_open() cannot fail. */
+	atomic_inc(&wsd_nr_files);
 	return nonseekable_open(inode, file);
 }
 
@@ -413,6 +418,7 @@ static int wsd_release(struct inode *inode, struct file *file)
 
 	wsd_ctx_release(ctx);
 	kfree(ctx);
+	atomic_dec(&wsd_nr_files);
 	return 0;
 }
 

@@ -24,6 +24,9 @@
 
 #include "wsd_ctx.h"
 
+/* Pages pinned by the registered buffers of every context. */
+atomic_long_t wsd_nr_pinned = ATOMIC_LONG_INIT(0);
+
 /**
  * wsd_range - resolve a range of a registered buffer
  * @ctx: the context, whose lock the caller holds
@@ -259,6 +262,7 @@ long wsd_register_buffers(struct wsd_ctx *ctx, void __user *arg)
 	ctx->mm = current->mm;
 	ctx->user = user;
 	ctx->pinned_pages = total;
+	atomic_long_add(total, &wsd_nr_pinned);
 	ctx->bufs = bufs;
 	ctx->nr_bufs = reg.nr;
 	mutex_unlock(&ctx->lock);
@@ -284,6 +288,7 @@ void wsd_bufs_release(struct wsd_ctx *ctx)
 	wsd_bufs_free(ctx, ctx->bufs, ctx->nr_bufs);
 	account_locked_vm(ctx->mm, ctx->pinned_pages, false);
 	wsd_user_uncharge(ctx->user, ctx->pinned_pages);
+	atomic_long_sub(ctx->pinned_pages, &wsd_nr_pinned);
 	ctx->user = NULL;
 	mmdrop(ctx->mm);
 	ctx->mm = NULL;

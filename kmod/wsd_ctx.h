@@ -356,6 +356,14 @@ static inline bool wsd_zero(const void *p, size_t len)
 	return !memchr_inv(p, 0, len);
 }
 
+/*
+ * Totals over all contexts, for debugfs (wsched/dev) so that tests can
+ * tell that nothing outlived its file: open files (dev.c) and pages
+ * pinned by registered buffers (rbuf.c).
+ */
+extern atomic_t wsd_nr_files;
+extern atomic_long_t wsd_nr_pinned;
+
 /* dev.c */
 long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg);
 
