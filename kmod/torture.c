@@ -832,27 +832,33 @@ static void tt_pool_cycle(struct tt_thread *thr)
 	struct ws_pool_attrs attrs = {};
 	cpumask_var_t mask;
 	struct ws_pool *pool;
+	char name[16];
 	int i, n;
 
+	/*
+	 * One temporary pool per thread at a time: the thread's number keeps
+	 * the names, and so the debugfs directories, distinct.
+	 */
+	snprintf(name, sizeof(name), "tt-tmp%u", thr->id);
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL)) {
 		atomic_long_inc(&tt_nomem);
 		return;
 	}
 	switch (tt_rand(rnd, 3)) {
 	case 0:
-		pool = ws_pool_create("tt-tmp");
+		pool = ws_pool_create(name);
 		break;
 	case 1:
 		attrs.max_workers = 1 + tt_rand(rnd, 3);
 		attrs.nice = (int)tt_rand(rnd, 11) - 5;
-		pool = ws_pool_create_attrs("tt-tmp", &attrs);
+		pool = ws_pool_create_attrs(name, &attrs);
 		break;
 	default:
 		/* CPU 0 is never taken offline: the pool always has a CPU. */
 		cpumask_set_cpu(0, mask);
 		cpumask_set_cpu(tt_rand(rnd, nr_cpu_ids), mask);
 		attrs.cpumask = mask;
-		pool = ws_pool_create_attrs("tt-tmp", &attrs);
+		pool = ws_pool_create_attrs(name, &attrs);
 		break;
 	}
 	if (IS_ERR(pool)) {
