@@ -457,6 +457,9 @@ static void wsd_graph_run_serial(struct wsd_graph *graph,
 	for (i = 0; i < graph->nr; i++) {
 		struct wsd_node *node = &graph->nodes[i];
 
+		/* A graph may have a million nodes: let others run meanwhile. */
+		if ((i & 1023) == 1023)
+			cond_resched();
 		wsd_node_exec(node, true);
 		if (!node->blocks)
 			continue;
