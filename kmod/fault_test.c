@@ -27,6 +27,7 @@
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -103,13 +104,29 @@ static unsigned int ft_pool_threads(const char *name)
 
 	rcu_read_lock();
 	for_each_process_thread(p, t) {
-		if (!(t->flags & PF_KTHREAD) || strncmp(t->comm, "ws/", 3))
+		/* A stopped worker may linger a moment in do_exit(). */
+		if (!(t->flags & PF_KTHREAD) || (t->flags & PF_EXITING) ||
+		    strncmp(t->comm, "ws/", 3))
 			continue;
 		colon = strchr(t->comm, ':');
 		if (colon && !strcmp(colon + 1, name))
 			n++;
 	}
 	rcu_read_unlock();
+	return n;
+}
+
+/* Wait up to 5 s for the pool named @name to have no thread; how many. */
+static unsigned int ft_wait_no_threads(const char *name)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < 500; i++) {
+		n = ft_pool_threads(name);
+		if (!n)
+			break;
+		usleep_range(10000, 20000);
+	}
 	return n;
 }
 
@@ -147,7 +164,7 @@ static void fault_pool_create(struct kunit *test)
 			ws_pool_destroy(pool);
 		}
 		/* Whatever happened, no thread of the pool is left. */
-		KUNIT_EXPECT_EQ_MSG(test, ft_pool_threads("ft-pool"), 0U,
+		KUNIT_EXPECT_EQ_MSG(test, ft_wait_no_threads("ft-pool"), 0U,
 				    "allocation %u", n);
 		if (!hit)
 			break;
@@ -160,6 +177,62 @@ static void fault_pool_create(struct kunit *test)
 
 /* ---- ws_spawn onto a deque that cannot grow ----------------------------- */
 
+/*
+ * Blockers: one task per worker that holds it until released, so that
+ * nobody steals from the joined thread's deque and it has to grow.
+ */
+struct ft_blockers {
+	struct ws_task tasks[NR_CPUS > 64 ? 64 : NR_CPUS];
+	struct ws_group group;
+	unsigned int nr;
+	atomic_t started;
+	int release;
+};
+
+static struct ft_blockers *ft_blockers_of;
+
+static struct ws_task *ft_blocker_fn(struct ws_task *task)
+{
+	struct ft_blockers *b = ft_blockers_of;
+	unsigned long deadline = jiffies + 20 * HZ;
+
+	atomic_inc(&b->started);
+	/* Pairs with smp_store_release() in ft_blockers_release(). */
+	while (!smp_load_acquire(&b->release) && time_before(jiffies, deadline))
+		cond_resched();
+	return NULL;
+}
+
+/* Occupy every worker of @pool; false if they did not all start. */
+static bool ft_blockers_start(struct ft_blockers *b, struct ws_pool *pool)
+{
+	unsigned long deadline = jiffies + 20 * HZ;
+	unsigned int i;
+
+	b->nr = min_t(unsigned int, ws_pool_nr_workers(pool),
+		      ARRAY_SIZE(b->tasks));
+	atomic_set(&b->started, 0);
+	b->release = 0;
+	ft_blockers_of = b;
+	ws_group_init(&b->group, pool);
+	for (i = 0; i < b->nr; i++) {
+		ws_task_init(&b->tasks[i], ft_blocker_fn);
+		ws_spawn(&b->group, &b->tasks[i]);
+	}
+	while (atomic_read(&b->started) < b->nr) {
+		if (time_after(jiffies, deadline))
+			return false;
+		usleep_range(1000, 2000);
+	}
+	return true;
+}
+
+static void ft_blockers_release(struct ft_blockers *b)
+{
+	/* Pairs with smp_load_acquire() in ft_blocker_fn(). */
+	smp_store_release(&b->release, 1);
+}
+
 struct ft_task {
 	struct ws_task task;
 	atomic_t *runs;
@@ -170,6 +243,7 @@ struct ft_spawn {
 	struct ft_task *tasks;
 	atomic_t *runs;
 	struct ws_group *outer;	/* NULL: the function's own (lazy) group */
+	struct ft_blockers *blockers;
 };
 
 static struct ws_task *ft_task_fn(struct ws_task *task)
@@ -195,6 +269,8 @@ static int ft_spawn_fn(void *arg)
 		s->tasks[i].runs = &s->runs[i];
 		ws_spawn(group, &s->tasks[i].task);
 	}
+	/* Every task is queued (or injected): let the workers go. */
+	ft_blockers_release(s->blockers);
 	return ws_group_wait(group);
 }
 
@@ -215,11 +291,13 @@ static void fault_spawn_growth(struct kunit *test)
 	struct ws_pool *pool;
 	struct ft_spawn s;
 	struct ws_group outer;
-	unsigned int n, lazy, injected[2] = {};
+	unsigned int n, lazy, injected[2] = {}, points[2];
 
 	ft_require(test, GFP_NOWAIT, "GFP_NOWAIT");
 	pool = ws_test_pool(test, "ft-spawn", NULL);
 	s.pool = pool;
+	s.blockers = kunit_kzalloc(test, sizeof(*s.blockers), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s.blockers);
 	s.tasks = kunit_kcalloc(test, FT_TASKS, sizeof(*s.tasks), GFP_KERNEL);
 	s.runs = kunit_kcalloc(test, FT_TASKS, sizeof(*s.runs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, s.tasks);
@@ -228,22 +306,32 @@ static void fault_spawn_growth(struct kunit *test)
 		for (n = 1; n <= FT_SCHED_STEPS; n++) {
 			int ret;
 
+			bool hit;
+
 			/* Counted spawns: a group set up outside the pool. */
 			ws_group_init(&outer, pool);
 			s.outer = lazy ? NULL : &outer;
+			KUNIT_ASSERT_TRUE(test, ft_blockers_start(s.blockers,
+								  pool));
 			ft_arm(n);
 			ret = ws_pool_execute(pool, ft_spawn_fn, &s);
-			injected[lazy] += ft_disarm();
+			hit = ft_disarm();
+			injected[lazy] += hit;
+			KUNIT_EXPECT_EQ(test, ws_group_wait(&s.blockers->group),
+					0);
 			KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s, allocation %u",
 					    lazy ? "lazy" : "counted", n);
 			KUNIT_EXPECT_EQ_MSG(test, ft_not_once(s.runs, FT_TASKS),
 					    0U,
 					    "%s, allocation %u: tasks not run exactly once",
 					    lazy ? "lazy" : "counted", n);
+			if (!hit)
+				break;
 		}
+		points[lazy] = n - 1;
 	}
-	kunit_info(test, "%u tasks spawned from a joined thread, allocations 1..%u failed in turn: %u failures injected (counted spawns), %u (lazy spawns); every task ran once\n",
-		   FT_TASKS, FT_SCHED_STEPS, injected[0], injected[1]);
+	kunit_info(test, "%u tasks spawned from a joined thread while every worker is busy, fault points failed in turn: 1..%u (counted spawns, %u injected), 1..%u (lazy spawns, %u injected); every task ran once\n",
+		   FT_TASKS, points[0], injected[0], points[1], injected[1]);
 	/* The deque of a join slot starts small: it had to grow. */
 	KUNIT_EXPECT_LT(test, 0U, injected[0]);
 	KUNIT_EXPECT_LT(test, 0U, injected[1]);
