@@ -294,8 +294,6 @@ static void fault_spawn_growth(struct kunit *test)
 	unsigned int n, lazy, injected[2] = {}, points[2];
 
 	ft_require(test, GFP_NOWAIT, "GFP_NOWAIT");
-	pool = ws_test_pool(test, "ft-spawn", NULL);
-	s.pool = pool;
 	s.blockers = kunit_kzalloc(test, sizeof(*s.blockers), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, s.blockers);
 	s.tasks = kunit_kcalloc(test, FT_TASKS, sizeof(*s.tasks), GFP_KERNEL);
@@ -308,6 +306,12 @@ static void fault_spawn_growth(struct kunit *test)
 
 			bool hit;
 
+			/*
+			 * A fresh pool for every step: a deque keeps the size
+			 * it grew to (until sparse pops shrink it).
+			 */
+			pool = ws_test_pool(test, "ft-spawn", NULL);
+			s.pool = pool;
 			/* Counted spawns: a group set up outside the pool. */
 			ws_group_init(&outer, pool);
 			s.outer = lazy ? NULL : &outer;
@@ -325,6 +329,7 @@ static void fault_spawn_growth(struct kunit *test)
 					    0U,
 					    "%s, allocation %u: tasks not run exactly once",
 					    lazy ? "lazy" : "counted", n);
+			ws_test_pool_destroy(test, pool);
 			if (!hit)
 				break;
 		}
