@@ -189,6 +189,11 @@ struct ft_blockers {
 	int release;
 };
 
+/*
+ * The blockers of the running case: set before they are spawned, which
+ * publishes it to the workers that run them (the release of the queue
+ * insertion, paired with the worker's take).
+ */
 static struct ft_blockers *ft_blockers_of;
 
 static struct ws_task *ft_blocker_fn(struct ws_task *task)
