@@ -175,15 +175,18 @@ static int wsd_sync_wait(struct wsd_graph *graph)
 	return -EINTR;
 }
 
-static int wsd_copy_results(const struct wsd_graph *graph, u64 uptr)
+/*
+ * Copy the results out through @res, a buffer of graph->nr results that
+ * the caller allocated before the graph ran: once it has run, nothing
+ * may fail for lack of memory, or the caller would be told the graph was
+ * refused after its nodes ran.
+ */
+static int wsd_copy_results(const struct wsd_graph *graph,
+			    struct wsched_result *res, u64 uptr)
 {
-	struct wsched_result *res;
 	u32 i, nr = graph->nr;
-	int ret = 0;
 
-	res = kvcalloc(nr, sizeof(*res), GFP_KERNEL_ACCOUNT);
-	if (!res)
-		return -ENOMEM;
+	memset(res, 0, array_size(nr, sizeof(*res)));
 	for (i = 0; i < nr; i++) {
 		const struct wsched_cqe *cqe = &graph->nodes[i].slot.cqe;
 
@@ -194,9 +197,8 @@ static int wsd_copy_results(const struct wsd_graph *graph, u64 uptr)
 	}
 	if (copy_to_user(u64_to_user_ptr(uptr), res,
 			 array_size(nr, sizeof(*res))))
-		ret = -EFAULT;
-	kvfree(res);
-	return ret;
+		return -EFAULT;
+	return 0;
 }
 
 /**
@@ -215,6 +217,7 @@ static int wsd_copy_results(const struct wsd_graph *graph, u64 uptr)
 long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg)
 {
 	struct wsd_build build = {};
+	struct wsched_result *res = NULL;
 	struct wsched_node *unodes;
 	struct wsched_graph ug;
 	struct wsd_graph *graph;
@@ -253,6 +256,16 @@ long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg)
 		ret = -EFAULT;
 		goto out;
 	}
+	/*
+	 * Before the graph is built: failing to allocate the results after
+	 * it ran would refuse a graph that ran (the fault_test selftest's
+	 * SUBMIT_GRAPH sweep found it).
+	 */
+	res = kvmalloc_array(ug.nr_nodes, sizeof(*res), GFP_KERNEL_ACCOUNT);
+	if (!res) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	/* The block cache has one taker at a time: under ctx->lock. */
 	mutex_lock(&ctx->lock);
 	graph = wsd_graph_build(ctx, &build, 0, true);
@@ -265,12 +278,13 @@ long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg)
 	wsd_graph_launch(graph, true, wsd_sync_finished, graph);
 	ret = wsd_sync_wait(graph);
 	/* Results are written even when interrupted. */
-	ret2 = wsd_copy_results(graph, ug.results_ptr);
+	ret2 = wsd_copy_results(graph, res, ug.results_ptr);
 	if (!ret)
 		ret = ret2;
 	wsd_graph_put(graph);
 out:
 	wsd_build_reset(&build, false);
+	kvfree(res);
 	kvfree(unodes);
 	return ret;
 }

@@ -114,16 +114,29 @@ static int wsd_buf_pin(struct wsd_buf *buf, u64 addr, u64 len)
 {
 	unsigned long start = addr & PAGE_MASK;
 	unsigned int nr = buf->nr_pages, i;
-	int pinned, ret = -EFAULT;
+	int pinned, got = 0, ret = -EFAULT;
 
 	buf->pages = kvmalloc_array(nr, sizeof(*buf->pages), GFP_KERNEL_ACCOUNT);
 	if (!buf->pages)
 		return -ENOMEM;
-	pinned = pin_user_pages_fast(start, nr, FOLL_WRITE | FOLL_LONGTERM,
-				     buf->pages);
-	if (pinned < 0 && pinned != -EFAULT)
-		ret = pinned;
-	else if (pinned == -EFAULT &&
+	/*
+	 * GUP returns a short count, not the error, when it stops part way
+	 * (a page or page table it faults in cannot be allocated, say): go
+	 * on from there, so that the error that stopped it is what the
+	 * caller sees (ENOMEM, not EFAULT; the fault_test selftest's
+	 * REGISTER_BUFFERS sweep found it).
+	 */
+	for (pinned = 0; pinned < nr; pinned += got) {
+		got = pin_user_pages_fast(start + pinned * PAGE_SIZE,
+					  nr - pinned,
+					  FOLL_WRITE | FOLL_LONGTERM,
+					  buf->pages + pinned);
+		if (got <= 0)
+			break;
+	}
+	if (got < 0 && got != -EFAULT)
+		ret = got;
+	else if (got == -EFAULT &&
 		 wsd_range_has_file_pages(start, start + nr * PAGE_SIZE))
 		ret = -EOPNOTSUPP;
 	for (i = 0; pinned == nr && i < nr; i++) {

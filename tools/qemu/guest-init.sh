@@ -278,6 +278,17 @@ if [ "${mode%%:*}" = torture ]; then
 	finish
 fi
 
+# Fault injection (the debug kernel): failslab skips allocations that may
+# sleep unless ignore-gfp-wait is off, and the sweeps of fail-nth (the
+# KUnit suite wsched_fault, selftests fault_test and engine_test) need
+# GFP_KERNEL ones to fail.  Nothing fails without a fail-nth count or a
+# probability, so this changes nothing else.  One line per injected
+# failure (verbose 1) rather than a stack trace.
+fs=/sys/kernel/debug/failslab
+if [ -w $fs/ignore-gfp-wait ]; then
+	echo N >$fs/ignore-gfp-wait && echo 1 >$fs/verbose
+	check failslab_gfp_wait $? "could not set $fs/ignore-gfp-wait"
+fi
 if [ -f /lib/wsched/wsched_test.ko ]; then
 	if [ $rc -eq 0 ]; then
 		say "loading wsched_test.ko (KUnit suites run now)"
