@@ -481,22 +481,7 @@ static void wsd_graph_run_serial(struct wsd_graph *graph,
 		wsd_serial_flush(graph->ctx, serial);
 }
 
-/**
- * wsd_graph_build - turn a staged graph into a graph block
- * @ctx: the context
- * @build: the staged nodes; consumed whatever happens (their operation
- *	references move to the graph, or are dropped)
- * @user_data: the graph completion's user_data
- * @sync: a WSCHED_IOC_SUBMIT_GRAPH graph (no completions posted; the
- *	caller holds a second reference and reads the results)
- *
- * Nothing runs yet: wsd_graph_launch() queues the ready nodes, which the
- * graph's group already counts, or, when every node is cheap and the
- * graph is not @sync, wsd_graph_start() runs it (@wsd_graph.serial).
- * Called under ctx->lock.
- *
- * Return: the graph, or NULL when out of memory (nothing is left over).
- */
+/* wsd_graph_build(), inline in wsd_graph_start(). */
 static __always_inline struct wsd_graph *
 __wsd_graph_build(struct wsd_ctx *ctx, struct wsd_build *build, u64 user_data,
 		  bool sync)
@@ -589,6 +574,22 @@ __wsd_graph_build(struct wsd_ctx *ctx, struct wsd_build *build, u64 user_data,
 	return graph;
 }
 
+/**
+ * wsd_graph_build - turn a staged graph into a graph block
+ * @ctx: the context
+ * @build: the staged nodes; consumed whatever happens (their operation
+ *	references move to the graph, or are dropped)
+ * @user_data: the graph completion's user_data
+ * @sync: a WSCHED_IOC_SUBMIT_GRAPH graph (no completions posted; the
+ *	caller holds a second reference and reads the results)
+ *
+ * Nothing runs yet: wsd_graph_launch() queues the ready nodes, which the
+ * graph's group already counts, or, when every node is cheap and the
+ * graph is not @sync, wsd_graph_start() runs it (@wsd_graph.serial).
+ * Called under ctx->lock.
+ *
+ * Return: the graph, or NULL when out of memory (nothing is left over).
+ */
 struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 				  struct wsd_build *build, u64 user_data,
 				  bool sync)
