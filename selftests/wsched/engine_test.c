@@ -87,33 +87,6 @@ static int reap_graph(struct ring *r)
 	}
 }
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = 0;
-	return 0;
-}
-
 /* ---- close against completion -------------------------------------- */
 
 FIXTURE(ctx_unused) {
@@ -662,25 +635,41 @@ TEST(memlock_per_user)
 /* SPIN iterations above the kernel's WSD_SPIN_CHEAP: a node worth a wake-up. */
 #define SPIN_NOT_CHEAP	4096
 
+/*
+ * Open a context and run one graph, which creates the context's pool;
+ * @name gets the pool's name in debugfs.  NULL, or what failed.
+ */
+static const char *ring_with_pool(struct ring *r, __u32 entries, char name[16])
+{
+	struct wsched_sqe e;
+	unsigned int pool;
+	int ret;
+
+	ret = ring_open(r, entries, 0, 0);
+	if (ret)
+		return why("ring_open: %s", strerror(-ret));
+	sqe_one(&e, WSCHED_OP_NOP, 0, 0);
+	if (!sq_push(r, &e))
+		return why("SQ full");
+	ret = submit_wait(r, 1);
+	if (!ret)
+		ret = reap_graph(r);
+	if (ret)
+		return why("first graph: %s", strerror(-ret));
+	if (ws_user_pools(&pool) <= 0)
+		return why("no pool of a /dev/wsched context in debugfs");
+	snprintf(name, 16, "u%u", pool);
+	return NULL;
+}
+
 TEST(submitter_runs_its_graph)
 {
-	unsigned int pool, i, n = 200;
+	unsigned int i, n = 200;
 	struct ws_stats s0, s1;
 	char name[16];
 	struct ring r;
 
-	ASSERT_EQ(0, ring_open(&r, 8, 0, 0));
-	/* The first graph creates the context's pool. */
-	{
-		struct wsched_sqe e;
-
-		sqe_one(&e, WSCHED_OP_NOP, 0, 0);
-		ASSERT_TRUE(sq_push(&r, &e));
-	}
-	ASSERT_EQ(0, submit_wait(&r, 1));
-	ASSERT_EQ(0, reap_graph(&r));
-	ASSERT_LT(0, ws_user_pools(&pool));
-	snprintf(name, sizeof(name), "u%u", pool);
+	ASSERT_OK(ring_with_pool(&r, 8, name));
 	/* Let its workers go to sleep. */
 	usleep(200000);
 	ASSERT_EQ(0, ws_stats_read(name, &s0)) TH_LOG("%s", s0.err);
@@ -740,24 +729,14 @@ TEST(cheap_graphs_run_serially)
 		{ WSCHED_OP_SPIN, 16, 0, 1, { 4 }, 0, WSCHED_RES_RAN },
 	};
 	const unsigned int nr = ARRAY_SIZE(nodes), rounds = 50;
-	unsigned int pool, round, i, k, seen;
+	unsigned int round, i, k, seen;
 	__u32 preds[ARRAY_SIZE(nodes)][2], seq[ARRAY_SIZE(nodes)];
 	struct ws_stats s0, s1;
 	struct wsched_cqe c[16];
 	char name[16];
 	struct ring r;
 
-	ASSERT_EQ(0, ring_open(&r, 64, 0, 0));
-	{
-		struct wsched_sqe e;
-
-		sqe_one(&e, WSCHED_OP_NOP, 0, 0);
-		ASSERT_TRUE(sq_push(&r, &e));
-	}
-	ASSERT_EQ(0, submit_wait(&r, 1));
-	ASSERT_EQ(0, reap_graph(&r));
-	ASSERT_LT(0, ws_user_pools(&pool));
-	snprintf(name, sizeof(name), "u%u", pool);
+	ASSERT_OK(ring_with_pool(&r, 64, name));
 	ASSERT_EQ(0, ws_stats_read(name, &s0)) TH_LOG("%s", s0.err);
 	for (round = 0; round < rounds; round++) {
 		/* A one-node graph and the graph above, in one call. */

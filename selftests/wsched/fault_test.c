@@ -52,34 +52,6 @@
 
 /* ---- the fault injector ----------------------------------------------- */
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int read_str(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
 /* An attribute we change, and what it was. */
 struct fi_attr {
 	const char *path;
@@ -107,9 +79,9 @@ static const char *fi_set(struct fi_attr *a, unsigned int nr)
 	unsigned int i;
 
 	for (i = 0; i < nr; i++) {
-		if (read_str(a[i].path, a[i].saved, sizeof(a[i].saved)))
+		if (read_file(a[i].path, a[i].saved, sizeof(a[i].saved)))
 			return why("read %s: %s", a[i].path, strerror(errno));
-		if (write_str(a[i].path, a[i].value))
+		if (write_file(a[i].path, a[i].value))
 			return why("write %s", a[i].path);
 	}
 	return NULL;
@@ -121,7 +93,7 @@ static void fi_restore(struct fi_attr *a, unsigned int nr)
 
 	for (i = 0; i < nr; i++)
 		if (a[i].saved[0])
-			write_str(a[i].path, a[i].saved);
+			write_file(a[i].path, a[i].saved);
 }
 
 /* Why fault injection cannot run here, or NULL. */
@@ -489,8 +461,8 @@ FIXTURE(fault) {
  */
 static void usercopy_opt_out(void)
 {
-	write_str(DBG "/fail_usercopy/reject-start", "0");
-	write_str(DBG "/fail_usercopy/reject-end", "18446744073709551615");
+	write_file(DBG "/fail_usercopy/reject-start", "0");
+	write_file(DBG "/fail_usercopy/reject-end", "18446744073709551615");
 }
 
 /* And when the harness ends, whichever test ran last and how. */

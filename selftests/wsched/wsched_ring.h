@@ -3,8 +3,8 @@
  * The ring helper the wsched selftests share: open /dev/wsched, set up
  * and map the rings, push entries, ENTER, reap completions, through the
  * raw uapi (uapi/linux/wsched.h).  Also the small helpers they share:
- * failure messages (why(), EXPECT_OK()), a seeded random generator,
- * VmLck.  Include after kselftest_harness.h.
+ * failure messages (why(), EXPECT_OK()), reading and writing control
+ * files, a seeded random generator, VmLck.  Include after kselftest_harness.h.
  */
 #ifndef WSCHED_RING_H
 #define WSCHED_RING_H
@@ -61,6 +61,37 @@ static inline const char *log_why(struct __test_metadata *m, const char *w)
 }
 #define EXPECT_OK(expr)	EXPECT_EQ(NULL, log_why(_metadata, (expr)))
 #define ASSERT_OK(expr)	ASSERT_EQ(NULL, log_why(_metadata, (expr)))
+
+/* Write a string to a sysfs, debugfs or procfs file; 0 or -errno. */
+static inline int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Read such a file, its last newline dropped; 0 or -errno. */
+static inline int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	if (n && buf[n - 1] == '\n')
+		n--;
+	buf[n] = 0;
+	return 0;
+}
 
 static inline __u64 now_ns(void)
 {
