@@ -365,14 +365,36 @@ if [ -w $fu/reject-end ]; then
 	echo 0 >$fu/reject-start && echo 18446744073709551615 >$fu/reject-end
 	check fail_usercopy_opt_in $? "could not set $fu/reject-{start,end}"
 fi
+# A stall watchdog: if a selftest outlives its time, dump the blocked
+# tasks, every CPU's backtrace and every task's stack to the console
+# before its timeout kills it (or the rig kills the guest), so that a hang
+# seen once in CI leaves the stacks that explain it.  A stall is a FAIL
+# anyway; the dump's stack traces only say where.
+watchdog_start() {	# watchdog_start <what> <seconds>
+	(
+		sleep "$2"
+		say "WATCHDOG: $1 still running after $2 s; stacks follow"
+		echo w >/proc/sysrq-trigger
+		echo l >/proc/sysrq-trigger
+		echo t >/proc/sysrq-trigger
+		say "WATCHDOG: end of stacks"
+	) &
+	watchdog_pid=$!
+}
+watchdog_stop() {
+	kill $watchdog_pid 2>/dev/null
+	wait $watchdog_pid 2>/dev/null
+}
 for t in /lib/wsched/selftests/*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
 	[ "$name" = perm_test ] && [ $rc -eq 0 ] && udev_rule_apply
 	say "running selftest $name"
 	res "# wsched-begin selftest $name"
+	watchdog_start "selftest $name" 540
 	(cd /tmp && timeout 600 "$t") >&3 2>&1
 	res "# wsched-exit $?"
+	watchdog_stop
 	res "# wsched-end"
 	[ "$name" = perm_test ] && udev_rule_undo
 done

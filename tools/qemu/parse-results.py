@@ -277,6 +277,32 @@ def parse_torture(stage, name, body, res):
         res.emit('FAIL', f'{stage}:torture/{name}', end[:200])
 
 
+WATCHDOG_RE = re.compile(r'\[wsched-guest\] WATCHDOG: ')
+# In the stall watchdog's dump: task headers, CPU headers, wsched frames.
+WATCHDOG_KEEP_RE = re.compile(r'task:|^\s*CPU: |NMI backtrace|\b(ws|wsd)_\w+\+')
+
+
+def watchdog_summary(lines, res):
+    """The wsched part of a stall watchdog's dump (guest-init.sh)."""
+    start = next((i for i, x in enumerate(lines) if WATCHDOG_RE.search(x)), None)
+    if start is None:
+        res.detail('    (no stall watchdog dump in the console)')
+        return
+    kept = [clean(x) for x in lines[start:]
+            if WATCHDOG_RE.search(x)
+            or WATCHDOG_KEEP_RE.search(KMSG_PREFIX_RE.sub('', clean(x)))]
+    # Only the tasks and CPUs that have a wsched frame, with that frame.
+    out = []
+    for i, x in enumerate(kept):
+        if WATCHDOG_RE.search(x) or re.search(r'\b(ws|wsd)_\w+\+', x):
+            if i and not re.search(r'\b(ws|wsd)_\w+\+|WATCHDOG', kept[i - 1]) \
+                    and (not out or out[-1] != kept[i - 1]):
+                out.append(kept[i - 1])
+            out.append(x)
+    for x in out[:120]:
+        res.detail(f'    ! {x}')
+
+
 def scan_console(stage, path, res):
     try:
         with open(path, errors='replace') as f:
@@ -371,9 +397,10 @@ def main(argv):
             res.emit('PASS', f'{stage}:final-marker')
         else:
             res.emit('FAIL', f'{stage}:final-marker', 'missing: guest timed out or crashed')
-            tail = open(clog, errors='replace').read().splitlines()[-25:]
-            for line in tail:
+            lines = open(clog, errors='replace').read().splitlines()
+            for line in lines[-25:]:
                 res.detail(f'    | {clean(line)}')
+            watchdog_summary(lines, res)
         scan_console(stage, clog, res)
     for stage, d in order:
         p, f, sk = res.stages[stage]
