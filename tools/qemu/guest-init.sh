@@ -232,6 +232,10 @@ echo 7 >/proc/sys/kernel/printk 2>/dev/null
 insmod /lib/wsched/wsched.ko
 rc=$?
 check insmod_wsched $rc "insmod wsched.ko failed: $rc"
+# Where the kernel's and wsched's text are, to place the instruction
+# pointers that run.sh records from QEMU's monitor if the guest stops.
+say "text: kernel $(grep -m1 ' _text$' /proc/kallsyms | cut -d' ' -f1)" \
+	"wsched $(cat /sys/module/wsched/sections/.text 2>/dev/null)"
 
 if [ "$mode" = demo ]; then
 	if [ $rc -eq 0 ]; then

@@ -16,6 +16,7 @@ N passed, N failed[, N skipped], T s", then exactly one summary line
 
 import os
 import re
+import subprocess
 import sys
 
 RESULT_RE = re.compile(r'^(\s*)(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?([^#]*?)\s*(?:#\s*(.*))?$')
@@ -303,6 +304,86 @@ def watchdog_summary(lines, res):
         res.detail(f'    ! {x}')
 
 
+VCPU_RE = re.compile(r'^CPU#(\d+)|^RIP=([0-9a-f]+)\b.*?CPL=(\d)|HLT=(\d)')
+
+
+def text_symbols(cmd):
+    """(address, name) of the text symbols `cmd` lists, sorted."""
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    syms = []
+    for x in out.splitlines():
+        f = x.split()
+        # System.map: "addr t name"; objdump -t: "addr l F .text size name"
+        if len(f) == 3 and f[1] in 'tT':
+            syms.append((int(f[0], 16), f[2]))
+        elif len(f) >= 6 and f[3] == '.text' and 'F' in f[2:3]:
+            syms.append((int(f[0], 16), f[-1]))
+    return sorted(syms)
+
+
+def symbolize(addr, base, syms):
+    """name+offset of addr in a text section loaded at base, or ''."""
+    off = addr - base
+    best = None
+    for a, name in syms:
+        if a > off:
+            break
+        best = (a, name)
+    if best is None or off - best[0] > 0x100000:
+        return ''
+    return f'{best[1]}+{off - best[0]:#x}'
+
+
+def vcpu_summary(lines, path, res, stage_dir=None):
+    """Where QEMU's monitor found the vCPUs before the timeout (run.sh)."""
+    try:
+        with open(path, errors='replace') as f:
+            text = f.read().splitlines()
+    except OSError:
+        return
+    text_line = next((clean(x) for x in lines if '[wsched-guest] text:' in x), '')
+    out, cpu = [], None
+    for x in text:
+        x = x.replace('\r', '').strip()
+        m = re.match(r'^CPU#(\d+)', x)
+        if m:
+            cpu = m.group(1)
+            continue
+        m = re.match(r'^RIP=([0-9a-f]+) RFL=\S+ \[.*?\] CPL=(\d)', x)
+        if m and cpu is not None:
+            out.append(f'CPU#{cpu} RIP={m.group(1)} CPL={m.group(2)}')
+        m = re.search(r'HLT=(\d)', x)
+        if m and out and cpu is not None and out[-1].startswith(f'CPU#{cpu} '):
+            out[-1] += f' HLT={m.group(1)}'
+    if not out:
+        res.detail(f'    (QEMU monitor: {text[0][:120] if text else "no answer"})')
+        return
+    res.detail(f'    QEMU monitor before the timeout ({text_line or "no text addresses"}):')
+    m = re.search(r'kernel ([0-9a-f]+) wsched (0x[0-9a-f]+)', text_line)
+    kernel = read_first_line(os.path.join(stage_dir, 'kernel')) if stage_dir else ''
+    # The debug kernels' own map (run.sh links it); Debian's
+    # /boot/System.map-* is a stub naming the -dbg package.
+    kmap = os.path.join(stage_dir or '', 'System.map')
+    if not os.path.exists(kmap):
+        kmap = f'/boot/System.map-{kernel}'
+    ko = os.path.join(stage_dir or '', 'mod', 'kmod', 'wsched.ko')
+    ksyms = text_symbols(['cat', kmap]) if m and os.path.exists(kmap) else []
+    ktext = next((a for a, n in ksyms if n == '_text'), None)
+    wsyms = text_symbols(['objdump', '-t', ko]) if m and os.path.exists(ko) else []
+    for x in out:
+        rip = int(re.search(r'RIP=([0-9a-f]+)', x).group(1), 16)
+        where = ''
+        if m and wsyms:
+            where = symbolize(rip, int(m.group(2), 16), wsyms)
+            where = f'[wsched] {where}' if where else ''
+        if m and not where and ktext is not None:
+            where = symbolize(rip, int(m.group(1), 16) - ktext, ksyms)
+        res.detail(f'    @ {x}' + (f' {where}' if where else ''))
+
+
 def scan_console(stage, path, res):
     try:
         with open(path, errors='replace') as f:
@@ -401,6 +482,7 @@ def main(argv):
             for line in lines[-25:]:
                 res.detail(f'    | {clean(line)}')
             watchdog_summary(lines, res)
+            vcpu_summary(lines, os.path.join(d, 'cpus.txt'), res, d)
         scan_console(stage, clog, res)
     for stage, d in order:
         p, f, sk = res.stages[stage]

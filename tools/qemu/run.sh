@@ -195,17 +195,28 @@ boot() {	# boot <stage> <bzImage> <mem> <timeout> <mode>
 		con="-chardev file,id=con,path=$dir/console.log"
 	fi
 	log "$stage: booting $2 (timeout $4 s; console: $dir/console.log)"
-	local start rc=0
+	local start rc=0 dumper mon=$dir/monitor.sock
+	rm -f "$mon" "$dir/cpus.txt"
+	# 20 s before the timeout, record where the vCPUs are (cpus.txt,
+	# printed by the parser if the final marker is then missing).  One
+	# process, killed below if QEMU exits first; it holds no output open.
+	"$RIG_DIR/monitor-dump.py" "$mon" "$dir/cpus.txt" $(($4 > 60 ? $4 - 20 : $4 / 2)) \
+		</dev/null >/dev/null 2>&1 &
+	dumper=$!
 	start=$(date +%s)
 	# shellcheck disable=SC2086
 	timeout --foreground -k 10 "$4" qemu-system-x86_64 \
 		-accel tcg,thread=multi -cpu max -smp 4 -m "$3" \
-		-nographic -nodefaults -no-reboot -monitor none \
+		-nographic -nodefaults -no-reboot \
+		-monitor "unix:$mon,server=on,wait=off" \
 		-kernel "$2" -initrd "$dir/initramfs.cpio.gz" \
 		$con -serial chardev:con \
 		-chardev file,id=res,path="$dir/results.log" -serial chardev:res \
 		-append "console=ttyS0 panic=-1 oops=panic hung_task_panic=1 softlockup_panic=1 mitigations=off printk.time=1 wsched.stage=$stage wsched.mode=$5${torture:+ wsched.torture=$torture}${WSCHED_TORTURE_ARGS:+ wsched.torture_args=$WSCHED_TORTURE_ARGS}" \
 		</dev/null || rc=$?
+	kill "$dumper" 2>/dev/null || true
+	wait "$dumper" 2>/dev/null || true
+	rm -f "$mon"
 	echo "$(($(date +%s) - start))" >"$dir/boot-seconds"
 	log "$stage: QEMU exited with $rc after $(cat "$dir/boot-seconds") s"
 	if ((rc == 124 || rc == 137)); then
@@ -227,6 +238,8 @@ stage_debug() {	# stage_debug <debug|kcsan>
 	host_check "$st" 0 build_kernel
 	log "$st kernel tree: $tree (also $WSCHED_CACHE/$(kernel_current_link "$st"))"
 	echo "$(cat "$tree/obj/include/config/kernel.release" 2>/dev/null) ($st)" >"$WSCHED_OUT/$st/kernel"
+	# For the parser, to place instruction pointers if the guest stops.
+	ln -sf "$tree/obj/System.map" "$WSCHED_OUT/$st/System.map"
 	if ((selftests_built)); then
 		:
 	elif build_selftests "$tree/src/linux"; then
