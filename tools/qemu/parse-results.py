@@ -279,49 +279,57 @@ def parse_torture(stage, name, body, res):
 
 
 WATCHDOG_RE = re.compile(r'\[wsched-guest\] WATCHDOG: ')
-# In the stall watchdog's dump: task headers, CPU headers, wsched frames.
-WATCHDOG_KEEP_RE = re.compile(r'task:|^\s*CPU: |NMI backtrace|\b(ws|wsd)_\w+\+')
+# Headers in the stall watchdog's dump: a task's (sysrq w, t), a CPU's (l).
+WATCHDOG_HEAD_RE = re.compile(r'^task:|^CPU: |^NMI backtrace')
 
 
 def watchdog_summary(lines, res):
-    """The wsched part of a stall watchdog's dump (guest-init.sh)."""
+    """The wsched part of a stall watchdog's dump (guest-init.sh): the
+    frames in a wsched module, each task or CPU header once before them."""
     start = next((i for i, x in enumerate(lines) if WATCHDOG_RE.search(x)), None)
     if start is None:
         res.detail('    (no stall watchdog dump in the console)')
         return
-    kept = [clean(x) for x in lines[start:]
-            if WATCHDOG_RE.search(x)
-            or WATCHDOG_KEEP_RE.search(KMSG_PREFIX_RE.sub('', clean(x)))]
-    # Only the tasks and CPUs that have a wsched frame, with that frame.
-    out = []
-    for i, x in enumerate(kept):
-        if WATCHDOG_RE.search(x) or re.search(r'\b(ws|wsd)_\w+\+', x):
-            if i and not re.search(r'\b(ws|wsd)_\w+\+|WATCHDOG', kept[i - 1]) \
-                    and (not out or out[-1] != kept[i - 1]):
-                out.append(kept[i - 1])
+    out, header = [], None
+    for x in map(clean, lines[start:]):
+        text = KMSG_PREFIX_RE.sub('', x).strip()
+        if WATCHDOG_RE.search(x):
+            out.append(x)
+        elif WATCHDOG_HEAD_RE.search(text):
+            header = x
+        elif WSCHED_FRAME_RE.search(text):
+            if header:
+                out.append(header)
+                header = None
             out.append(x)
     for x in out[:120]:
         res.detail(f'    ! {x}')
 
 
-VCPU_RE = re.compile(r'^CPU#(\d+)|^RIP=([0-9a-f]+)\b.*?CPL=(\d)|HLT=(\d)')
-
-
-def text_symbols(cmd):
-    """(address, name) of the text symbols `cmd` lists, sorted."""
+def map_symbols(path):
+    """Sorted (address, name) of the text symbols of a System.map."""
+    syms = []
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout
+        with open(path) as f:
+            for x in f:
+                f3 = x.split()
+                if len(f3) == 3 and f3[1] in 'tT':
+                    syms.append((int(f3[0], 16), f3[2]))
+    except (OSError, ValueError):
+        return []
+    return sorted(syms)
+
+
+def ko_symbols(path):
+    """Sorted (offset in .text, name) of a module's functions."""
+    try:
+        out = subprocess.run(['objdump', '-t', path], capture_output=True,
+                             text=True, timeout=60).stdout
     except (OSError, subprocess.SubprocessError):
         return []
-    syms = []
-    for x in out.splitlines():
-        f = x.split()
-        # System.map: "addr t name"; objdump -t: "addr l F .text size name"
-        if len(f) == 3 and f[1] in 'tT':
-            syms.append((int(f[0], 16), f[2]))
-        elif len(f) >= 6 and f[3] == '.text' and 'F' in f[2:3]:
-            syms.append((int(f[0], 16), f[-1]))
-    return sorted(syms)
+    # "offset l     F .text  size name"
+    return sorted((int(f[0], 16), f[-1]) for f in map(str.split, out.splitlines())
+                  if len(f) >= 6 and f[2] == 'F' and f[3] == '.text')
 
 
 def symbolize(addr, base, syms):
@@ -370,9 +378,9 @@ def vcpu_summary(lines, path, res, stage_dir=None):
     if not os.path.exists(kmap):
         kmap = f'/boot/System.map-{kernel}'
     ko = os.path.join(stage_dir or '', 'mod', 'kmod', 'wsched.ko')
-    ksyms = text_symbols(['cat', kmap]) if m and os.path.exists(kmap) else []
+    ksyms = map_symbols(kmap) if m else []
     ktext = next((a for a, n in ksyms if n == '_text'), None)
-    wsyms = text_symbols(['objdump', '-t', ko]) if m and os.path.exists(ko) else []
+    wsyms = ko_symbols(ko) if m and os.path.exists(ko) else []
     for x in out:
         rip = int(re.search(r'RIP=([0-9a-f]+)', x).group(1), 16)
         where = ''
