@@ -1525,6 +1525,161 @@ int ws_pool_execute(struct ws_pool *pool, int (*fn)(void *arg), void *arg)
 }
 EXPORT_SYMBOL_GPL(ws_pool_execute);
 
+/*
+ * The second call of ws_parallel_invoke(), as a task that other threads of
+ * the pool may steal while the caller runs the first one.
+ */
+struct ws_invoke {
+	struct ws_task task;
+	struct ws_group group;
+	ws_invoke_fn fn;
+	void *arg;
+};
+
+static struct ws_task *ws_invoke_task_fn(struct ws_task *task)
+{
+	struct ws_invoke *inv = container_of(task, struct ws_invoke, task);
+
+	inv->fn(inv->arg);
+	return NULL;
+}
+
+/*
+ * No join slot for a thread outside @pool: spawn @right into a group of
+ * its own (to the injection queue), run @left, sleep until @right is done.
+ */
+static noinline void ws_invoke_outside(struct ws_pool *pool,
+				       ws_invoke_fn left, void *left_arg,
+				       ws_invoke_fn right, void *right_arg)
+{
+	struct ws_invoke inv = { .fn = right, .arg = right_arg };
+
+	ws_group_init(&inv.group, pool);
+	ws_task_init(&inv.task, ws_invoke_task_fn);
+	ws_spawn(&inv.group, &inv.task);
+	left(left_arg);
+	/* Cannot fail: nothing cancels or fails this private group. */
+	ws_group_wait(&inv.group);
+}
+
+/**
+ * ws_parallel_invoke - call two functions, possibly in parallel
+ * @pool: the pool; NULL for ws_system_pool
+ * @left: the first function; the caller runs it
+ * @left_arg: its argument
+ * @right: the second function
+ * @right_arg: its argument
+ *
+ * Like oneTBB's parallel_invoke() of two functions, or Rayon's join():
+ * @right is put at the bottom of the caller's own deque, where other
+ * threads of @pool may steal it, while the caller runs @left.  Then the
+ * caller pops its deque: if @right is still there, the caller calls it
+ * like any function, with no task run and no group counted; if a thread
+ * took it, the caller runs tasks of the pool, as in ws_group_wait(),
+ * until @right has finished.  On a thread of @pool this is wsched's
+ * cheapest fork and join: one push and one pop of the caller's deque and
+ * no atomic read-modify-write.  It does not reschedule between the calls:
+ * long-running bodies call cond_resched().  The second call counts in the
+ * pool's statistics only if another thread takes it (as stolen and
+ * executed there).
+ *
+ * A thread that is not one of @pool's joins it for the call, as with
+ * ws_pool_execute().  With every join slot taken, or in a pool created
+ * with attributes, @right is spawned into the pool and the caller sleeps,
+ * after @left, until it has finished.  The two functions may run on
+ * different threads at the same time, in either order, so they must not
+ * wait for each other; both have finished, and their writes are visible
+ * to the caller, when this returns.  Calls nest, and run in the caller's
+ * isolated region, if any.
+ *
+ * Context: process context, may sleep.
+ */
+void ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
+			void *left_arg, ws_invoke_fn right, void *right_arg)
+{
+	struct ws_worker *worker, *joined = NULL;
+	/*
+	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO: every field a thief or
+	 * the wait reads is set below (the zeroing cost a sixth of a call).
+	 */
+	struct ws_invoke inv __uninitialized;
+	struct ws_task *task;
+
+	/*
+	 * The check of might_sleep(), without its voluntary preemption
+	 * point: the calls are a function call's worth of work.
+	 */
+	__might_sleep(__FILE__, __LINE__);
+	pool = pool ? pool : ws_system_pool;
+	worker = ws_current_worker(pool);
+	if (unlikely(!worker)) {
+		joined = ws_join(pool);
+		worker = joined;
+		if (!worker) {
+			ws_invoke_outside(pool, left, left_arg,
+					  right, right_arg);
+			return;
+		}
+	}
+	inv.fn = right;
+	inv.arg = right_arg;
+	ws_task_init(&inv.task, ws_invoke_task_fn);
+	inv.task.isolation = worker->isolation;
+	/*
+	 * A lazy spawn by the group's owner (see ws_spawn()): counted only
+	 * in @lazy, and in @pending by whoever takes it (ws_task_claim()).
+	 * The push publishes all of this with its release of bottom.
+	 */
+	inv.task.group = &inv.group;
+	inv.task.flags = WS_TASK_LAZY;
+	atomic_set(&inv.group.pending, 0);
+	inv.group.error = 0;
+	inv.group.flags = 0;
+	inv.group.pool = pool;
+	inv.group.done = NULL;
+	inv.group.owner = worker;
+	inv.group.lazy = 1;
+	atomic_set(&inv.group.stolen, 0);
+
+	if (unlikely(!ws_deque_push(&worker->deque, &inv.task, GFP_NOWAIT))) {
+		/* The deque could not grow: one after the other, here. */
+		left(left_arg);
+		right(right_arg);
+		goto out;
+	}
+	/*
+	 * As ws_push_own() but counted in no statistic: a call that is not
+	 * stolen is no task.  No barrier before the wake-up, for the reason
+	 * given there.
+	 */
+	trace_wsched_spawn(pool, &inv.task);
+	ws_wake_one(pool);
+	left(left_arg);
+	/*
+	 * @left's own pushes and pops are balanced above ours unless it left
+	 * tasks behind, so our task is at the bottom unless it was taken.
+	 * The pop makes it ours alone (see ws_deque_pop()).
+	 */
+	task = ws_deque_pop(&worker->deque);
+	if (likely(task == &inv.task)) {
+		right(right_arg);
+		goto out;
+	}
+	/*
+	 * A task @left left behind (put back where it was; the slot it
+	 * emptied is free, so this cannot fail), or nothing: ours was taken.
+	 * Either way, wait like ws_group_wait(): run what is ours, ours
+	 * included, and help until the thief is done.
+	 */
+	if (task)
+		ws_deque_push(&worker->deque, task, GFP_NOWAIT);
+	ws_worker_wait(worker, &inv.group, false);
+out:
+	if (joined)
+		ws_release_slot(joined);
+}
+EXPORT_SYMBOL_GPL(ws_parallel_invoke);
+
 /**
  * ws_isolate - run a function in an isolated region of a pool
  * @pool: the pool; NULL for ws_system_pool

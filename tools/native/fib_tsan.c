@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fib_tsan: the core (kmod/core.c, pool.c, deque.c, parallel.c, unchanged)
- * running fib(20) with a spawn at every call, a parallel reduction, a pool
+ * running fib(20) with a spawn at every call, fib(20) with
+ * ws_parallel_invoke() at every call, a parallel reduction, a pool
  * created and destroyed while a CPU goes offline and online, all under
  * ThreadSanitizer.
  */
@@ -47,6 +48,61 @@ static long run_fib(struct ws_pool *pool, int n)
 	if (ws_group_wait(&g))
 		return -1;
 	return f.result;
+}
+
+/* fib with ws_parallel_invoke(); every call counted, to catch repeats. */
+struct fib_inv {
+	int n;
+	long result;
+};
+
+static _Atomic long inv_calls;
+
+static void fib_inv_fn(void *arg)
+{
+	struct fib_inv *f = arg;
+	struct fib_inv a = { .n = f->n - 1 }, b = { .n = f->n - 2 };
+
+	atomic_fetch_add_explicit(&inv_calls, 1, memory_order_relaxed);
+	if (f->n < 2) {
+		f->result = f->n;
+		return;
+	}
+	ws_parallel_invoke(NULL, fib_inv_fn, &a, fib_inv_fn, &b);
+	f->result = a.result + b.result;
+}
+
+struct fib_inv_root {
+	struct ws_task task;
+	struct fib_inv f;
+};
+
+static struct ws_task *fib_inv_task(struct ws_task *t)
+{
+	fib_inv_fn(&container_of(t, struct fib_inv_root, task)->f);
+	return NULL;
+}
+
+static long fib_calls(int n) { return n < 2 ? 1 : 1 + fib_calls(n - 1) + fib_calls(n - 2); }
+
+/* From main (which joins the default pool) and from a worker. */
+static bool invoke_test(int n)
+{
+	struct fib_inv f = { .n = n };
+	struct fib_inv_root root = { .f = { .n = n } };
+	struct ws_group g;
+	bool ok;
+
+	atomic_store(&inv_calls, 0);
+	fib_inv_fn(&f);
+	ok = f.result == fib_serial(n) && atomic_load(&inv_calls) == fib_calls(n);
+	atomic_store(&inv_calls, 0);
+	ws_group_init(&g, NULL);
+	ws_task_init(&root.task, fib_inv_task);
+	ws_spawn(&g, &root.task);
+	ok &= !ws_group_wait(&g);
+	return ok && root.f.result == fib_serial(n) &&
+	       atomic_load(&inv_calls) == fib_calls(n);
 }
 
 static u64 sq_body(unsigned long b, unsigned long e, void *arg)
@@ -223,7 +279,7 @@ int main(int argc, char **argv)
 		native_teardown();
 		return all ? 0 : 1;
 	}
-	printf("1..5\n");
+	printf("1..6\n");
 	if (native_module_init()) {
 		printf("not ok 1 fib_tsan module_init\n");
 		return 1;
@@ -237,6 +293,10 @@ int main(int argc, char **argv)
 	ok = r == fib_serial(20);
 	all &= ok;
 	report(ok, "fib_tsan");
+
+	ok = invoke_test(20);
+	all &= ok;
+	report(ok, "parallel_invoke_tsan");
 
 	ok = !ws_parallel_reduce(NULL, 0, 100000, 16, &ops, NULL, &sum);
 	for (i = 0; i < 100000; i++)

@@ -226,6 +226,15 @@ int ws_isolate(struct ws_pool *pool, int (*fn)(void *arg), void *arg);
 int ws_pool_execute(struct ws_pool *pool, int (*fn)(void *arg), void *arg);
 
 /**
+ * typedef ws_invoke_fn - a function for ws_parallel_invoke()
+ * @arg: the caller's argument
+ */
+typedef void (*ws_invoke_fn)(void *arg);
+
+void ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
+			void *left_arg, ws_invoke_fn right, void *right_arg);
+
+/**
  * typedef ws_range_fn - body of a parallel loop over [@begin, @end)
  * @begin: first index of the chunk
  * @end: one past its last index

@@ -69,6 +69,8 @@ typedef unsigned int gfp_t;
 #define clamp(v, lo, hi) min(max(v, lo), hi)
 
 #define noinline	__attribute__((noinline))
+/* User space has no stack auto-initialisation to opt out of. */
+#define __uninitialized
 #define barrier()	__asm__ __volatile__("" ::: "memory")
 
 /* READ_ONCE/WRITE_ONCE: relaxed atomic accesses on the object itself. */
@@ -540,6 +542,7 @@ static inline int cgroup_attach_task_all(struct task_struct *from,
 #define SZ_256K		0x00040000
 static inline bool in_interrupt(void) { return false; }
 #define might_sleep()	do { } while (0)
+static inline void __might_sleep(const char *file, int line) { (void)file; (void)line; }
 
 /* set_current_state() is a seq_cst store followed by a full fence. */
 #define set_current_state(s) do {						\

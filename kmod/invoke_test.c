@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of ws_parallel_invoke(): every call of a recursion runs
+ * exactly once with the right result, from a worker, from a thread that
+ * joins and from one that cannot; the second call is stolen and runs in
+ * parallel with the first; a task the first call leaves on the deque
+ * above the second runs before it, both once; calls inside an isolated
+ * region finish.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/wsched.h>
+
+#include "ws_test.h"
+
+/* Longest a test waits for something before it gives up and fails. */
+#define IT_TIMEOUT	(20 * HZ)
+
+/* ---- fib: a call counter that catches lost and repeated calls ---- */
+
+#define IT_FIB_N	18
+#define IT_FIB_MAX	(IT_FIB_N + 1)
+
+/**
+ * struct it_fib_ctx - one fib run
+ * @pool: the pool of the calls
+ * @calls: calls made, per argument
+ * @threads: bit 0: a call ran on the thread that started the run; bit 1:
+ *	a call ran on another thread
+ * @origin: the thread that started the run
+ */
+struct it_fib_ctx {
+	struct ws_pool *pool;
+	atomic_t calls[IT_FIB_MAX];
+	atomic_t threads;
+	struct task_struct *origin;
+};
+
+struct it_fib {
+	struct it_fib_ctx *ctx;
+	unsigned int n;
+	u64 result;
+};
+
+static void it_fib_call(void *arg)
+{
+	struct it_fib *f = arg;
+	struct it_fib kid[2];
+
+	atomic_inc(&f->ctx->calls[f->n]);
+	atomic_or(current == f->ctx->origin ? 1 : 2, &f->ctx->threads);
+	if (f->n < 2) {
+		f->result = f->n;
+		return;
+	}
+	kid[0] = (struct it_fib){ .ctx = f->ctx, .n = f->n - 1 };
+	kid[1] = (struct it_fib){ .ctx = f->ctx, .n = f->n - 2 };
+	ws_parallel_invoke(f->ctx->pool, it_fib_call, &kid[0], it_fib_call,
+			   &kid[1]);
+	f->result = kid[0].result + kid[1].result;
+}
+
+/*
+ * Check the calls of a run of fib(@n) against the recursion's own count,
+ * and @result against fib(@n) computed by iteration.
+ */
+static void it_fib_expect(struct kunit *test, struct it_fib_ctx *ctx,
+			  unsigned int n, u64 result)
+{
+	u64 want_calls[IT_FIB_MAX] = { 0 };
+	u64 a = 0, b = 1, t;
+	unsigned int k;
+
+	want_calls[n] = 1;
+	for (k = n; k >= 2; k--) {
+		want_calls[k - 1] += want_calls[k];
+		want_calls[k - 2] += want_calls[k];
+	}
+	for (k = 0; k <= n; k++)
+		KUNIT_EXPECT_EQ_MSG(test, (u64)atomic_read(&ctx->calls[k]),
+				    want_calls[k], "calls of fib(%u)", k);
+	for (k = 0; k < n; k++) {
+		t = a + b;
+		a = b;
+		b = t;
+	}
+	KUNIT_EXPECT_EQ(test, result, a);
+}
+
+static void it_fib_ctx_init(struct it_fib_ctx *ctx, struct ws_pool *pool)
+{
+	unsigned int k;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->pool = pool;
+	for (k = 0; k < IT_FIB_MAX; k++)
+		atomic_set(&ctx->calls[k], 0);
+	atomic_set(&ctx->threads, 0);
+	ctx->origin = current;
+}
+
+/* The recursion started on a worker, as a task the test thread waits for. */
+struct it_root {
+	struct ws_task task;
+	struct it_fib f;
+};
+
+static struct ws_task *it_root_fn(struct ws_task *task)
+{
+	struct it_root *root = container_of(task, struct it_root, task);
+
+	root->f.ctx->origin = current;
+	it_fib_call(&root->f);
+	return NULL;
+}
+
+/* From a worker of the default pool: every call once, the right sum. */
+static void invoke_fib_worker(struct kunit *test)
+{
+	struct it_fib_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct it_root root;
+	struct ws_group group;
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	it_fib_ctx_init(ctx, ws_system_pool);
+	root.f = (struct it_fib){ .ctx = ctx, .n = IT_FIB_N };
+	ws_task_init(&root.task, it_root_fn);
+	ws_group_init(&group, NULL);
+	ws_spawn(&group, &root.task);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	it_fib_expect(test, ctx, IT_FIB_N, root.f.result);
+}
+
+/* From the test thread, which joins the pool for each call. */
+static void invoke_fib_joined(struct kunit *test)
+{
+	struct it_fib_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct ws_pool *pool = ws_test_pool(test, "ws_it_join", NULL);
+	struct it_fib f;
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	it_fib_ctx_init(ctx, pool);
+	f = (struct it_fib){ .ctx = ctx, .n = IT_FIB_N };
+	it_fib_call(&f);
+	it_fib_expect(test, ctx, IT_FIB_N, f.result);
+	/* The caller ran the calls it did not offer: fib(n - 1) at least. */
+	KUNIT_EXPECT_TRUE(test, atomic_read(&ctx->threads) & 1);
+	ws_test_pool_destroy(test, pool);
+}
+
+/*
+ * From a thread that cannot join (a pool with attributes takes no
+ * joiners): the second calls are spawned to the workers.
+ */
+static void invoke_fib_outside(struct kunit *test)
+{
+	struct it_fib_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct ws_pool_attrs attrs = { .max_workers = 1 };
+	struct ws_pool *pool = ws_test_pool(test, "ws_it_out", &attrs);
+	struct it_fib f;
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	it_fib_ctx_init(ctx, pool);
+	f = (struct it_fib){ .ctx = ctx, .n = IT_FIB_N };
+	it_fib_call(&f);
+	it_fib_expect(test, ctx, IT_FIB_N, f.result);
+	/* Each first call ran here, each offered one on the worker. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->threads), 3);
+	ws_test_pool_destroy(test, pool);
+}
+
+static int it_fib_isolated(void *arg)
+{
+	it_fib_call(arg);
+	return 0;
+}
+
+/* Inside an isolated region, on the default pool. */
+static void invoke_fib_isolated(struct kunit *test)
+{
+	struct it_fib_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct it_fib f;
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	it_fib_ctx_init(ctx, ws_system_pool);
+	f = (struct it_fib){ .ctx = ctx, .n = IT_FIB_N };
+	KUNIT_EXPECT_EQ(test, ws_isolate(NULL, it_fib_isolated, &f), 0);
+	it_fib_expect(test, ctx, IT_FIB_N, f.result);
+}
+
+/* ---- the second call is stolen while the first runs ---- */
+
+/**
+ * struct it_steal - two calls that meet
+ * @started: set by the second call once it runs
+ * @left_thread: the thread that ran the first call
+ * @right_thread: the thread that ran the second call
+ * @left_runs: runs of the first call
+ * @right_runs: runs of the second call
+ * @met: the first call saw the second one running before it returned
+ */
+struct it_steal {
+	int started;
+	struct task_struct *left_thread;
+	struct task_struct *right_thread;
+	atomic_t left_runs;
+	atomic_t right_runs;
+	bool met;
+};
+
+static void it_steal_left(void *arg)
+{
+	struct it_steal *s = arg;
+	unsigned long deadline = jiffies + IT_TIMEOUT;
+
+	s->left_thread = current;
+	atomic_inc(&s->left_runs);
+	/* Pairs with smp_store_release() in it_steal_right(). */
+	while (!smp_load_acquire(&s->started) &&
+	       time_before(jiffies, deadline))
+		schedule_timeout_uninterruptible(1);
+	/* As above. */
+	s->met = smp_load_acquire(&s->started);
+}
+
+static void it_steal_right(void *arg)
+{
+	struct it_steal *s = arg;
+
+	s->right_thread = current;
+	atomic_inc(&s->right_runs);
+	/* Pairs with smp_load_acquire() in it_steal_left(). */
+	smp_store_release(&s->started, 1);
+}
+
+/*
+ * The first call waits until the second has started: only a thief can
+ * have started it.  The caller then finds its deque empty and waits.
+ */
+static void invoke_stolen(struct kunit *test)
+{
+	struct ws_pool *pool = ws_test_pool(test, "ws_it_steal", NULL);
+	struct it_steal s = { .started = 0 };
+	struct ws_pool_stats before, after;
+
+	if (ws_pool_nr_workers(pool) < 1)
+		kunit_skip(test, "no worker");
+	atomic_set(&s.left_runs, 0);
+	atomic_set(&s.right_runs, 0);
+	ws_pool_read_stats(pool, &before);
+	ws_parallel_invoke(pool, it_steal_left, &s, it_steal_right, &s);
+	ws_pool_read_stats(pool, &after);
+	KUNIT_EXPECT_TRUE(test, s.met);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s.left_runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s.right_runs), 1);
+	KUNIT_EXPECT_PTR_EQ(test, s.left_thread, current);
+	KUNIT_EXPECT_PTR_NE(test, s.right_thread, current);
+	KUNIT_EXPECT_GE(test, after.stolen - before.stolen, 1ULL);
+	ws_test_pool_destroy(test, pool);
+}
+
+/* ---- the first call leaves a task above the second ---- */
+
+/**
+ * struct it_left - the first call spawns a task and returns at once
+ * @group: the task's group, waited for after the invoke
+ * @task: the task left on the deque
+ * @seq: order counter
+ * @task_order: value of @seq when the task ran (0: never)
+ * @right_order: value of @seq when the second call ran
+ * @task_runs: runs of the task
+ * @right_runs: runs of the second call
+ * @ran: the first call ran
+ */
+struct it_left {
+	struct ws_group group;
+	struct ws_task task;
+	atomic_t seq;
+	int task_order;
+	int right_order;
+	atomic_t task_runs;
+	atomic_t right_runs;
+	bool ran;
+};
+
+static struct ws_task *it_left_task_fn(struct ws_task *task)
+{
+	struct it_left *l = container_of(task, struct it_left, task);
+
+	atomic_inc(&l->task_runs);
+	l->task_order = atomic_inc_return(&l->seq);
+	return NULL;
+}
+
+static void it_left_left(void *arg)
+{
+	struct it_left *l = arg;
+
+	l->ran = true;
+	ws_spawn(&l->group, &l->task);
+}
+
+static void it_left_right(void *arg)
+{
+	struct it_left *l = arg;
+
+	atomic_inc(&l->right_runs);
+	l->right_order = atomic_inc_return(&l->seq);
+}
+
+struct it_left_root {
+	struct ws_task task;
+	struct it_left *l;
+	struct ws_pool *pool;
+	int wait;
+};
+
+static struct ws_task *it_left_root_fn(struct ws_task *task)
+{
+	struct it_left_root *root = container_of(task, struct it_left_root,
+						 task);
+
+	ws_group_init(&root->l->group, root->pool);
+	ws_parallel_invoke(root->pool, it_left_left, root->l, it_left_right,
+			   root->l);
+	root->wait = ws_group_wait(&root->l->group);
+	return NULL;
+}
+
+/*
+ * On a pool of one worker (with attributes, so the test thread sleeps
+ * rather than joining) nobody steals: the task the first call spawned is
+ * popped first, and runs before the second call, each exactly once.
+ */
+static void invoke_left_behind(struct kunit *test)
+{
+	struct ws_pool_attrs attrs = { .max_workers = 1 };
+	struct ws_pool *pool = ws_test_pool(test, "ws_it_left", &attrs);
+	struct it_left *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	struct it_left_root root = { .pool = pool, .wait = -1 };
+	struct ws_group group;
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	KUNIT_ASSERT_EQ(test, ws_pool_nr_workers(pool), 1U);
+	root.l = l;
+	ws_task_init(&l->task, it_left_task_fn);
+	ws_task_init(&root.task, it_left_root_fn);
+	ws_group_init(&group, pool);
+	ws_spawn(&group, &root.task);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	KUNIT_EXPECT_EQ(test, root.wait, 0);
+	KUNIT_EXPECT_TRUE(test, l->ran);
+	KUNIT_EXPECT_EQ(test, atomic_read(&l->task_runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&l->right_runs), 1);
+	KUNIT_EXPECT_EQ(test, l->task_order, 1);
+	KUNIT_EXPECT_EQ(test, l->right_order, 2);
+	ws_test_pool_destroy(test, pool);
+}
+
+static struct kunit_case invoke_cases[] = {
+	KUNIT_CASE(invoke_fib_worker),
+	KUNIT_CASE(invoke_fib_joined),
+	KUNIT_CASE(invoke_fib_outside),
+	KUNIT_CASE(invoke_fib_isolated),
+	KUNIT_CASE(invoke_stolen),
+	KUNIT_CASE(invoke_left_behind),
+	{}
+};
+
+static struct kunit_suite invoke_suite = {
+	.name = "wsched_invoke",
+	.test_cases = invoke_cases,
+};
+
+kunit_test_suite(invoke_suite);
