@@ -114,7 +114,7 @@ struct bench_var {
 };
 
 /* The variants of the benchmark being run: too big for the stack. */
-#define BENCH_MAX_VARS	5
+#define BENCH_MAX_VARS	7
 static struct bench_var bench_vars[BENCH_MAX_VARS];
 
 /*
@@ -416,6 +416,66 @@ static u64 fib_pool_run(void *arg)
 	return root.frame.result;
 }
 
+/*
+ * fib with ws_parallel_invoke() at every call: fib(n - 1) on the caller,
+ * fib(n - 2) offered to thieves and, unless stolen, called next.
+ */
+struct fib_inv {
+	struct ws_pool *pool;
+	unsigned int n;
+	u64 result;
+};
+
+static void fib_inv_call(void *arg)
+{
+	struct fib_inv *f = arg;
+	struct fib_inv kid[2];
+
+	if (f->n < 2) {
+		f->result = f->n;
+		return;
+	}
+	kid[0].pool = f->pool;
+	kid[0].n = f->n - 1;
+	kid[1].pool = f->pool;
+	kid[1].n = f->n - 2;
+	ws_parallel_invoke(f->pool, fib_inv_call, &kid[0], fib_inv_call,
+			   &kid[1]);
+	f->result = kid[0].result + kid[1].result;
+}
+
+/* The root as a task of the pool, as in fib_pool_run(); the caller sleeps. */
+struct fib_inv_root {
+	struct ws_task task;
+	struct ws_group group;
+	struct completion done;
+	struct fib_inv f;
+};
+
+static struct ws_task *fib_inv_task_fn(struct ws_task *task)
+{
+	fib_inv_call(&container_of(task, struct fib_inv_root, task)->f);
+	return NULL;
+}
+
+static void fib_inv_root_done(struct ws_group *group)
+{
+	complete(&container_of(group, struct fib_inv_root, group)->done);
+}
+
+static u64 fib_inv_pool_run(void *arg)
+{
+	struct fib_inv_root root = { .f = { .pool = arg, .n = fib_n } };
+
+	init_completion(&root.done);
+	ws_group_init(&root.group, arg);
+	ws_group_set_done(&root.group, fib_inv_root_done);
+	ws_task_init(&root.task, fib_inv_task_fn);
+	ws_spawn(&root.group, &root.task);
+	wait_for_completion(&root.done);
+	return root.f.result;
+}
+
 /* Calls (= tasks) of the recursive fib(n): 2 * fib(n + 1) - 1. */
 static u64 fib_calls(unsigned int n)
 {
@@ -528,7 +588,10 @@ static int fib_wq_alloc(void)
 	return 0;
 }
 
-enum { FIB_SERIAL, FIB_T1, FIB_TP, FIB_TP_JOIN, FIB_WQ, FIB_NR };
+enum {
+	FIB_SERIAL, FIB_T1, FIB_TP, FIB_TP_JOIN, FIB_INV_T1, FIB_INV_TP,
+	FIB_WQ, FIB_NR
+};
 
 /*
  * T1 is the 1-worker pool on bench_t1_cpu while the caller sleeps on
@@ -536,6 +599,8 @@ enum { FIB_SERIAL, FIB_T1, FIB_TP, FIB_TP_JOIN, FIB_WQ, FIB_NR };
  * while the caller sleeps, so that T1 and Tp differ only in the number of
  * workers.  Tp_join is the default pool with the caller joining it in
  * ws_group_wait(): workers + 1 threads.  The serial run is on the T1 CPU.
+ * The invoke variants are T1 and Tp with ws_parallel_invoke() in place of
+ * ws_spawn() and ws_group_wait().
  */
 static void bench_fib(void)
 {
@@ -557,6 +622,14 @@ static void bench_fib(void)
 	v[FIB_TP].pool = pool_all;
 	bench_var(FIB_TP_JOIN, "fib_tp_join", fib_caller_run, pool_all,
 		  want)->pool = pool_all;
+	bench_var(FIB_INV_T1, "fib_invoke_t1", fib_inv_pool_run, pool_one,
+		  want);
+	v[FIB_INV_T1].cpu = bench_home;
+	v[FIB_INV_T1].pool = pool_one;
+	bench_var(FIB_INV_TP, "fib_invoke_tp", fib_inv_pool_run, pool_all,
+		  want);
+	v[FIB_INV_TP].cpu = bench_home;
+	v[FIB_INV_TP].pool = pool_all;
 	bench_var(FIB_WQ, "fib_wq", fib_wq_run, NULL, fib_rec(fib_wq_n));
 	if (fib_wq_alloc()) {
 		pr_err("fib: no memory for the workqueue variant\n");
@@ -569,6 +642,8 @@ static void bench_fib(void)
 	bench_print_stats("fib_t1", &v[FIB_T1], rounds);
 	bench_print_stats("fib_tp", &v[FIB_TP], rounds);
 	bench_print_stats("fib_tp_join", &v[FIB_TP_JOIN], rounds);
+	bench_print_stats("fib_invoke_t1", &v[FIB_INV_T1], rounds);
+	bench_print_stats("fib_invoke_tp", &v[FIB_INV_TP], rounds);
 
 	bench_ratio(&v[FIB_T1], &v[FIB_SERIAL], rounds, &q);
 	snprintf(extra, sizeof(extra),
@@ -600,6 +675,22 @@ static void bench_fib(void)
 	bench_row("fib_speedup_join", "ws_1worker", &v[FIB_T1],
 		  &v[FIB_TP_JOIN], rounds, extra);
 
+	bench_ratio(&v[FIB_INV_T1], &v[FIB_SERIAL], rounds, &q);
+	snprintf(extra, sizeof(extra),
+		 "t1/tserial=%s t1/tserial_range=%s-%s n=%u calls=%llu ns_per_call=%llu",
+		 bench_milli(&m[0], q.med), bench_milli(&m[1], q.min),
+		 bench_milli(&m[2], q.max), fib_n, tasks,
+		 div64_u64(v[FIB_INV_T1].st.med, tasks));
+	bench_row("fib_invoke_t1", "serial", &v[FIB_SERIAL], &v[FIB_INV_T1],
+		  rounds, extra);
+
+	bench_ratio(&v[FIB_INV_T1], &v[FIB_INV_TP], rounds, &q);
+	snprintf(extra, sizeof(extra), "iqr=%s-%s rounds=%u workers=%u",
+		 bench_milli(&m[0], q.q1), bench_milli(&m[1], q.q3), rounds,
+		 workers);
+	bench_row("fib_invoke_speedup", "ws_1worker", &v[FIB_INV_T1],
+		  &v[FIB_INV_TP], rounds, extra);
+
 	if (nr > FIB_WQ) {
 		u64 big = fib_calls(fib_n), small = fib_calls(fib_wq_n);
 
@@ -612,6 +703,8 @@ static void bench_fib(void)
 			 fib_wq_n, div64_u64(v[FIB_WQ].st.med, tasks));
 		bench_row("fib_wq", "workqueue", &v[FIB_WQ], &v[FIB_TP],
 			  rounds, extra);
+		bench_row("fib_invoke_wq", "workqueue", &v[FIB_WQ],
+			  &v[FIB_INV_TP], rounds, extra);
 	}
 }
 

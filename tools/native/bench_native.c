@@ -2,7 +2,8 @@
 /*
  * bench_native: the wsched core (kmod sources unchanged, -O2, user space)
  * against oneTBB's task_group and serial code on fib(32) with a spawn at
- * every call and nqueens(12) with a task per board node.
+ * every call and nqueens(12) with a task per board node; and fib(32) with
+ * ws_parallel_invoke() against tbb::parallel_invoke() at every call.
  *
  *   NATIVE_CPUS=n   CPUs: oneTBB runs n threads, wsched n workers (default:
  *                   all CPUs)
@@ -23,6 +24,9 @@
  *             the run, see cpu0_down()): n threads, oneTBB's arrangement.
  *   ws_join+  main joins beside all n workers: n + 1 threads, what a
  *             plain ws_group_wait() from main gets.
+ *
+ * The parallel_invoke() table runs both libraries as oneTBB runs: main
+ * beside n - 1 workers (ws_join's arrangement).
  */
 #include <pthread.h>
 #include <time.h>
@@ -32,6 +36,7 @@
 
 void tbb_bench_threads(int n);
 long tbb_fib(int n);
+long tbb_fib_invoke(int n);
 long tbb_nqueens(int n);
 
 static double now_ns(void)
@@ -166,6 +171,50 @@ static long ws_fib(int n, void (*run)(struct ws_task *root))
 	return f.result;
 }
 
+/* fib with ws_parallel_invoke(): fib(n - 1) here, fib(n - 2) offered. */
+struct fib_inv {
+	int n;
+	long result;
+};
+
+static void fib_inv_fn(void *arg)
+{
+	struct fib_inv *f = arg;
+	struct fib_inv a, b;
+
+	if (f->n < 2) {
+		f->result = f->n;
+		return;
+	}
+	a.n = f->n - 1;
+	b.n = f->n - 2;
+	ws_parallel_invoke(NULL, fib_inv_fn, &a, fib_inv_fn, &b);
+	f->result = a.result + b.result;
+}
+
+struct fib_inv_root {
+	struct ws_task task;
+	struct fib_inv f;
+};
+
+static struct ws_task *fib_inv_task(struct ws_task *task)
+{
+	fib_inv_fn(&container_of(task, struct fib_inv_root, task)->f);
+	return NULL;
+}
+
+static long ws_fib_invoke(int n, void (*run)(struct ws_task *root))
+{
+	struct fib_inv_root root = { .f = { .n = n } };
+
+	ws_task_init(&root.task, fib_inv_task);
+	run(&root.task);
+	return root.f.result;
+}
+
+static long ws_fib_invoke_pool(int n) { return ws_fib_invoke(n, run_pool); }
+static long ws_fib_invoke_join(int n) { return ws_fib_invoke(n, run_joined); }
+
 static long ws_fib_pool(int n) { return ws_fib(n, run_pool); }
 static long ws_fib_join(int n) { return ws_fib(n, run_joined); }
 
@@ -266,15 +315,16 @@ struct variant {
  * starting with a different one each round, so that a change of load on
  * the host hits them alike.  The best time of each counts.
  */
-static void measure(const char *name, struct variant *v, int n, long want)
+static void measure(const char *name, struct variant *v, int nr, int n,
+		    long want)
 {
 	int r, k;
 
-	for (k = 0; k < V_NR; k++)
+	for (k = 0; k < nr; k++)
 		v[k].best = 1e300;
 	for (r = 0; r < reps; r++) {
-		for (k = 0; k < V_NR; k++) {
-			struct variant *x = &v[(r + k) % V_NR];
+		for (k = 0; k < nr; k++) {
+			struct variant *x = &v[(r + k) % nr];
 			double t;
 			long got;
 
@@ -319,6 +369,13 @@ int main(void)
 		[V_JOIN] = { .run = ws_fib_join, .setup = cpu0_down,
 			     .teardown = cpu0_up },
 		[V_JOIN_PLUS] = { .run = ws_fib_join },
+	};
+	struct variant invoke[4] = {
+		{ .run = fib_serial },
+		{ .run = tbb_fib_invoke },
+		{ .run = ws_fib_invoke_pool },
+		{ .run = ws_fib_invoke_join, .setup = cpu0_down,
+		  .teardown = cpu0_up },
 	};
 	struct variant queens[V_NR] = {
 		[V_SERIAL] = { .run = queens_serial_run },
@@ -366,14 +423,28 @@ int main(void)
 	       "join/tbb");
 
 	want = fib_serial(nfib);
-	measure("fib", fib, nfib, want);
+	measure("fib", fib, V_NR, nfib, want);
 	snprintf(name, sizeof(name), "fib(%d)", nfib);
 	row(name, fib_calls(nfib), fib);
 
 	want = queens_serial(nq, 0, 0, 0, 0, &nodes);
-	measure("nqueens", queens, nq, want);
+	measure("nqueens", queens, V_NR, nq, want);
 	snprintf(name, sizeof(name), "nqueens(%d)", nq);
 	row(name, nodes, queens);
+
+	want = fib_serial(nfib);
+	measure("fib invoke", invoke, 4, nfib, want);
+	printf("# parallel_invoke at every fib call, ns per call; threads as above\n");
+	printf("%-12s %9s %8s %8s %8s %8s %8s %8s\n", "benchmark", "calls",
+	       "serial", "oneTBB", "ws_pool", "ws_join", "pool/tbb", "join/tbb");
+	snprintf(name, sizeof(name), "fib(%d)", nfib);
+	printf("%-12s %9ld %8.1f %8.1f %8.1f %8.1f %8.2f %8.2f\n", name,
+	       fib_calls(nfib), invoke[0].best / fib_calls(nfib),
+	       invoke[1].best / fib_calls(nfib),
+	       invoke[2].best / fib_calls(nfib),
+	       invoke[3].best / fib_calls(nfib),
+	       invoke[2].best / invoke[1].best,
+	       invoke[3].best / invoke[1].best);
 
 	native_module_exit();
 	native_teardown();

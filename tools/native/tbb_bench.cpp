@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-// oneTBB side of bench_native: the same fib and nqueens with tbb::task_group.
+// oneTBB side of bench_native: the same fib and nqueens with tbb::task_group,
+// and fib with tbb::parallel_invoke.
 #include <memory>
 #include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_invoke.h>
 #include <oneapi/tbb/task_group.h>
 
 static std::unique_ptr<tbb::global_control> tbb_gc;
@@ -27,6 +29,21 @@ static long fib(int n)
 extern "C" long tbb_fib(int n)
 {
 	return fib(n);
+}
+
+static long fib_invoke(int n)
+{
+	if (n < 2)
+		return n;
+	long a, b;
+	tbb::parallel_invoke([&] { a = fib_invoke(n - 1); },
+			     [&] { b = fib_invoke(n - 2); });
+	return a + b;
+}
+
+extern "C" long tbb_fib_invoke(int n)
+{
+	return fib_invoke(n);
 }
 
 static long queens(int n, int row, unsigned cols, unsigned d1, unsigned d2)
