@@ -855,6 +855,17 @@ static struct ws_task *ws_take_any_mail(struct ws_pool *pool)
 	return NULL;
 }
 
+/*
+ * A thief found @victim's deque empty: if its owner holds private invoke
+ * frames, ask it to publish one.  Unordered: a lost or late request only
+ * leaves the frame to its owner, which runs it anyway.
+ */
+static void ws_invoke_request(struct ws_worker *victim)
+{
+	if (READ_ONCE(victim->inv_private) && !READ_ONCE(victim->inv_request))
+		WRITE_ONCE(victim->inv_request, 1);
+}
+
 /* Rule 3: steal the oldest task of a random victim, trying every slot. */
 static struct ws_task *ws_steal(struct ws_worker *thief)
 {
@@ -878,6 +889,8 @@ static struct ws_task *ws_steal(struct ws_worker *thief)
 			lost_race = false;
 			task = ws_deque_steal(&victim->deque, &lost_race);
 		} while (!task && lost_race);
+		if (!task)
+			ws_invoke_request(victim);
 		if (task) {
 			ws_task_claim(task);
 			ws_stat_inc(pool, stolen);
@@ -1129,6 +1142,11 @@ static struct ws_worker *ws_claim_slot(struct ws_pool *pool)
 	slot = pool->workers[pool->nr_cpus + i];
 	slot->wait_depth = 0;
 	slot->isolation = 0;
+	/* Released with none: every invoke that used them has returned. */
+	slot->inv_depth = 0;
+	slot->inv_published = 0;
+	WRITE_ONCE(slot->inv_private, 0);
+	WRITE_ONCE(slot->inv_request, 0);
 	return slot;
 }
 
@@ -1526,14 +1544,16 @@ int ws_pool_execute(struct ws_pool *pool, int (*fn)(void *arg), void *arg)
 EXPORT_SYMBOL_GPL(ws_pool_execute);
 
 /*
- * The second call of ws_parallel_invoke(), as a task that other threads of
- * the pool may steal while the caller runs the first one.
+ * The second call of ws_parallel_invoke(): private to the caller's slot
+ * (only @fn, @arg and @isolation are set), or armed as a task that other
+ * threads of the pool may steal while the caller runs the first call.
  */
 struct ws_invoke {
 	struct ws_task task;
 	struct ws_group group;
 	ws_invoke_fn fn;
 	void *arg;
+	unsigned long isolation;
 };
 
 static struct ws_task *ws_invoke_task_fn(struct ws_task *task)
@@ -1542,6 +1562,61 @@ static struct ws_task *ws_invoke_task_fn(struct ws_task *task)
 
 	inv->fn(inv->arg);
 	return NULL;
+}
+
+/*
+ * Make @inv a lazily spawned task of a group of its own that @worker owns
+ * (see ws_spawn()): counted only in the group's @lazy, and in @pending by
+ * whoever takes it (ws_task_claim()).  The push that follows publishes it
+ * with its release of bottom.
+ */
+static __always_inline void ws_invoke_arm(struct ws_worker *worker,
+					  struct ws_invoke *inv)
+{
+	ws_task_init(&inv->task, ws_invoke_task_fn);
+	inv->task.isolation = inv->isolation;
+	inv->task.group = &inv->group;
+	inv->task.flags = WS_TASK_LAZY;
+	atomic_set(&inv->group.pending, 0);
+	inv->group.error = 0;
+	inv->group.flags = 0;
+	inv->group.pool = worker->pool;
+	inv->group.done = NULL;
+	inv->group.owner = worker;
+	inv->group.lazy = 1;
+	atomic_set(&inv->group.stolen, 0);
+}
+
+/*
+ * A thief asked for work while @worker holds private invoke frames:
+ * publish the oldest, the largest piece of work, onto the deque.  Only
+ * frames pushed in the current isolated region (or outside any) are
+ * published: a foreign task at the bottom of the deque would tell the
+ * region's waits that the region has nothing left there.
+ */
+static noinline void ws_invoke_publish(struct ws_worker *worker)
+{
+	struct ws_invoke *inv = worker->inv_frames[worker->inv_published];
+
+	/* Owner only; the thief's WRITE_ONCE() is a request, nothing more. */
+	WRITE_ONCE(worker->inv_request, 0);
+	if (inv->isolation != worker->isolation)
+		return;
+	ws_invoke_arm(worker, inv);
+	if (!ws_deque_push(&worker->deque, &inv->task, GFP_NOWAIT))
+		return;
+	worker->inv_published++;
+	/* Read locklessly by thieves, in ws_invoke_request(). */
+	WRITE_ONCE(worker->inv_private,
+		   worker->inv_depth - worker->inv_published);
+	trace_wsched_spawn(worker->pool, &inv->task);
+	/*
+	 * Publish the task before looking for sleepers: the thief that asked
+	 * may be going to sleep.  Pairs with the smp_mb() in
+	 * ws_worker_sleep(); rare, so the barrier costs little.
+	 */
+	smp_mb();
+	ws_wake_one(worker->pool);
 }
 
 /*
@@ -1562,6 +1637,35 @@ static noinline void ws_invoke_outside(struct ws_pool *pool,
 	ws_group_wait(&inv.group);
 }
 
+/*
+ * @inv, armed, is on @worker's deque (pushed by us or published since):
+ * take it back, or wait until whoever took it has run it.
+ */
+static void ws_invoke_join(struct ws_worker *worker, struct ws_invoke *inv,
+			   ws_invoke_fn right, void *right_arg)
+{
+	/*
+	 * The first call's own pushes and pops are balanced above ours
+	 * unless it left tasks behind, so our task is at the bottom unless
+	 * it was taken.  The pop makes it ours alone (see ws_deque_pop()).
+	 */
+	struct ws_task *task = ws_deque_pop(&worker->deque);
+
+	if (likely(task == &inv->task)) {
+		right(right_arg);
+		return;
+	}
+	/*
+	 * A task the first call left behind (put back where it was; the slot
+	 * it emptied is free, so this cannot fail), or nothing: ours was
+	 * taken.  Either way, wait like ws_group_wait(): run what is ours,
+	 * ours included, and help until the thief is done.
+	 */
+	if (task)
+		ws_deque_push(&worker->deque, task, GFP_NOWAIT);
+	ws_worker_wait(worker, &inv->group, false);
+}
+
 /**
  * ws_parallel_invoke - call two functions, possibly in parallel
  * @pool: the pool; NULL for ws_system_pool
@@ -1571,17 +1675,25 @@ static noinline void ws_invoke_outside(struct ws_pool *pool,
  * @right_arg: its argument
  *
  * Like oneTBB's parallel_invoke() of two functions, or Rayon's join():
- * @right is put at the bottom of the caller's own deque, where other
- * threads of @pool may steal it, while the caller runs @left.  Then the
- * caller pops its deque: if @right is still there, the caller calls it
- * like any function, with no task run and no group counted; if a thread
- * took it, the caller runs tasks of the pool, as in ws_group_wait(),
- * until @right has finished.  On a thread of @pool this is wsched's
- * cheapest fork and join: one push and one pop of the caller's deque and
- * no atomic read-modify-write.  It does not reschedule between the calls:
- * long-running bodies call cond_resched().  The second call counts in the
- * pool's statistics only if another thread takes it (as stolen and
- * executed there).
+ * the caller runs @left while @right waits where other threads of @pool
+ * may take it; if none did, the caller then calls @right itself, like any
+ * function, with no task run and no group counted; if a thread took it,
+ * the caller runs tasks of the pool, as in ws_group_wait(), until @right
+ * has finished.
+ *
+ * Where @right waits (Lace's split deque, in spirit): on the caller's
+ * deque, for thieves to steal, when the deque is empty, so that idle
+ * threads always find work there; otherwise in a private frame of the
+ * caller's slot, with no deque traffic and no barrier at all, until a
+ * thief that finds the deque empty asks for work.  The caller answers
+ * at its next ws_parallel_invoke() by publishing its oldest private
+ * frame.  So @right may not be offered to other threads before @left
+ * returns, if @left runs long without calling ws_parallel_invoke():
+ * parallelism is a permission, never an obligation.
+ *
+ * It does not reschedule between the calls: long-running bodies call
+ * cond_resched().  The second call counts in the pool's statistics only
+ * if another thread takes it (as stolen and executed there).
  *
  * A thread that is not one of @pool's joins it for the call, as with
  * ws_pool_execute().  With every join slot taken, or in a pool created
@@ -1600,10 +1712,11 @@ void ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
 	struct ws_worker *worker, *joined = NULL;
 	/*
 	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO: every field a thief or
-	 * the wait reads is set below (the zeroing cost a sixth of a call).
+	 * the wait reads is set before it is published (the zeroing cost a
+	 * sixth of a call).
 	 */
 	struct ws_invoke inv __uninitialized;
-	struct ws_task *task;
+	unsigned int depth;
 
 	/*
 	 * The check of might_sleep(), without its voluntary preemption
@@ -1623,24 +1736,41 @@ void ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
 	}
 	inv.fn = right;
 	inv.arg = right_arg;
-	ws_task_init(&inv.task, ws_invoke_task_fn);
-	inv.task.isolation = worker->isolation;
-	/*
-	 * A lazy spawn by the group's owner (see ws_spawn()): counted only
-	 * in @lazy, and in @pending by whoever takes it (ws_task_claim()).
-	 * The push publishes all of this with its release of bottom.
-	 */
-	inv.task.group = &inv.group;
-	inv.task.flags = WS_TASK_LAZY;
-	atomic_set(&inv.group.pending, 0);
-	inv.group.error = 0;
-	inv.group.flags = 0;
-	inv.group.pool = pool;
-	inv.group.done = NULL;
-	inv.group.owner = worker;
-	inv.group.lazy = 1;
-	atomic_set(&inv.group.stolen, 0);
+	inv.isolation = worker->isolation;
 
+	/* Answer a thief: owner only, a plain read of a WRITE_ONCE() flag. */
+	if (unlikely(READ_ONCE(worker->inv_request)) &&
+	    worker->inv_published < worker->inv_depth)
+		ws_invoke_publish(worker);
+
+	depth = worker->inv_depth;
+	/*
+	 * Private unless the deque is empty: a snapshot (a thief may empty
+	 * it right after; it then asks for work, see ws_invoke_request()).
+	 */
+	if (likely(depth < WS_INVOKE_FRAMES) &&
+	    ws_deque_size(&worker->deque)) {
+		worker->inv_frames[depth] = &inv;
+		worker->inv_depth = depth + 1;
+		/* Read locklessly by thieves, in ws_invoke_request(). */
+		WRITE_ONCE(worker->inv_private,
+			   depth + 1 - worker->inv_published);
+		left(left_arg);
+		worker->inv_depth = depth;
+		if (likely(depth >= worker->inv_published)) {
+			WRITE_ONCE(worker->inv_private,
+				   depth - worker->inv_published);
+			right(right_arg);
+			goto out;
+		}
+		/* Published while @left ran (its frames are gone by now). */
+		worker->inv_published = depth;
+		WRITE_ONCE(worker->inv_private, 0);
+		ws_invoke_join(worker, &inv, right, right_arg);
+		goto out;
+	}
+
+	ws_invoke_arm(worker, &inv);
 	if (unlikely(!ws_deque_push(&worker->deque, &inv.task, GFP_NOWAIT))) {
 		/* The deque could not grow: one after the other, here. */
 		left(left_arg);
@@ -1655,25 +1785,7 @@ void ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
 	trace_wsched_spawn(pool, &inv.task);
 	ws_wake_one(pool);
 	left(left_arg);
-	/*
-	 * @left's own pushes and pops are balanced above ours unless it left
-	 * tasks behind, so our task is at the bottom unless it was taken.
-	 * The pop makes it ours alone (see ws_deque_pop()).
-	 */
-	task = ws_deque_pop(&worker->deque);
-	if (likely(task == &inv.task)) {
-		right(right_arg);
-		goto out;
-	}
-	/*
-	 * A task @left left behind (put back where it was; the slot it
-	 * emptied is free, so this cannot fail), or nothing: ours was taken.
-	 * Either way, wait like ws_group_wait(): run what is ours, ours
-	 * included, and help until the thief is done.
-	 */
-	if (task)
-		ws_deque_push(&worker->deque, task, GFP_NOWAIT);
-	ws_worker_wait(worker, &inv.group, false);
+	ws_invoke_join(worker, &inv, right, right_arg);
 out:
 	if (joined)
 		ws_release_slot(joined);
@@ -1714,6 +1826,7 @@ struct ws_worker *ws_pool_current(struct ws_pool *pool)
 {
 	return ws_current_worker(pool);
 }
+EXPORT_SYMBOL_NS_GPL(ws_pool_current, WSCHED_INTERNAL);
 
 /**
  * ws_spawn_local - spawn onto the caller's own deque without a wake-up

@@ -3,20 +3,26 @@
  * KUnit tests of ws_parallel_invoke(): every call of a recursion runs
  * exactly once with the right result, from a worker, from a thread that
  * joins and from one that cannot; the second call is stolen and runs in
- * parallel with the first; a task the first call leaves on the deque
- * above the second runs before it, both once; calls inside an isolated
- * region finish.
+ * parallel with the first; a second call kept private (the caller's
+ * deque was not empty) is published when a thief asks and runs on the
+ * thief; a task the first call leaves on the deque above the second runs
+ * before it, both once; calls inside an isolated region finish.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/wsched.h>
 
 #include "ws_test.h"
+
+#include "wsched_internal.h"
+
+MODULE_IMPORT_NS(WSCHED_INTERNAL);
 
 /* Longest a test waits for something before it gives up and fails. */
 #define IT_TIMEOUT	(20 * HZ)
@@ -264,6 +270,129 @@ static void invoke_stolen(struct kunit *test)
 	ws_test_pool_destroy(test, pool);
 }
 
+/* ---- a private second call is published when a thief asks ---- */
+
+/**
+ * struct it_pub - a private second call that another thread must run
+ * @pool: the pool
+ * @started: set by the second call once it runs
+ * @owner: the thread that made the calls
+ * @right_thread: the thread that ran the second call
+ * @right_runs: runs of the second call
+ * @was_private: the second call was in a private frame while the first ran
+ * @met: the first call saw the second one running before it returned
+ */
+struct it_pub {
+	struct ws_pool *pool;
+	int started;
+	struct task_struct *owner;
+	struct task_struct *right_thread;
+	atomic_t right_runs;
+	bool was_private;
+	bool met;
+};
+
+static void it_pub_nop(void *arg)
+{
+}
+
+static void it_pub_right(void *arg)
+{
+	struct it_pub *p = arg;
+
+	p->right_thread = current;
+	atomic_inc(&p->right_runs);
+	/* Pairs with smp_load_acquire() in it_pub_left(). */
+	smp_store_release(&p->started, 1);
+}
+
+/*
+ * Runs while the second call waits in a private frame (the outer call's
+ * task was on the deque when it was pushed, unless a thief had already
+ * taken it).  Each ws_parallel_invoke() below is a point where the owner
+ * answers a thief's request by publishing its oldest private frame.
+ */
+static void it_pub_left(void *arg)
+{
+	struct it_pub *p = arg;
+	unsigned long deadline = jiffies + IT_TIMEOUT;
+	struct ws_worker *self = ws_pool_current(p->pool);
+
+	p->was_private = self && READ_ONCE(self->inv_private);
+	/* Pairs with smp_store_release() in it_pub_right(). */
+	while (!smp_load_acquire(&p->started) &&
+	       time_before(jiffies, deadline)) {
+		ws_parallel_invoke(p->pool, it_pub_nop, NULL, it_pub_nop,
+				   NULL);
+		schedule_timeout_uninterruptible(1);
+	}
+	/* As above. */
+	p->met = smp_load_acquire(&p->started);
+}
+
+/* The outer call: its second call goes onto the empty deque. */
+static void it_pub_outer(void *arg)
+{
+	struct it_pub *p = arg;
+
+	ws_parallel_invoke(p->pool, it_pub_left, p, it_pub_right, p);
+}
+
+struct it_pub_root {
+	struct ws_task task;
+	struct it_pub *p;
+};
+
+static struct ws_task *it_pub_root_fn(struct ws_task *task)
+{
+	struct it_pub *p = container_of(task, struct it_pub_root, task)->p;
+
+	p->owner = current;
+	ws_parallel_invoke(p->pool, it_pub_outer, p, it_pub_nop, NULL);
+	return NULL;
+}
+
+/*
+ * On a pool of two workers (with attributes, so the test thread sleeps
+ * instead of joining): one runs the root, the other steals the root's
+ * public second call, finds the deque empty, and asks; the root's worker
+ * publishes the private frame, and the thief runs it.  A thief fast
+ * enough to take the public call before the nested call was pushed makes
+ * that one public too; such rounds are retried.
+ */
+static void invoke_private_published(struct kunit *test)
+{
+	struct ws_pool_attrs attrs = { .max_workers = 2 };
+	struct ws_pool *pool = ws_test_pool(test, "ws_it_pub", &attrs);
+	struct ws_pool_stats before, after;
+	unsigned int round, private_rounds = 0;
+
+	if (ws_pool_nr_workers(pool) < 2)
+		kunit_skip(test, "needs two workers");
+	for (round = 0; round < 20 && private_rounds < 3; round++) {
+		struct it_pub p = { .pool = pool };
+		struct it_pub_root root = { .p = &p };
+		struct ws_group group;
+
+		atomic_set(&p.right_runs, 0);
+		ws_task_init(&root.task, it_pub_root_fn);
+		ws_group_init(&group, pool);
+		ws_pool_read_stats(pool, &before);
+		ws_spawn(&group, &root.task);
+		KUNIT_ASSERT_EQ(test, ws_group_wait(&group), 0);
+		ws_pool_read_stats(pool, &after);
+		KUNIT_EXPECT_EQ(test, atomic_read(&p.right_runs), 1);
+		if (!p.was_private)
+			continue;
+		private_rounds++;
+		KUNIT_EXPECT_TRUE(test, p.met);
+		KUNIT_EXPECT_PTR_NE(test, p.right_thread, p.owner);
+		KUNIT_EXPECT_GE(test, after.stolen - before.stolen, 2ULL);
+	}
+	KUNIT_EXPECT_GT(test, private_rounds, 0U);
+	ws_test_pool_destroy(test, pool);
+}
+
 /* ---- the first call leaves a task above the second ---- */
 
 /**
@@ -368,6 +497,7 @@ static struct kunit_case invoke_cases[] = {
 	KUNIT_CASE(invoke_fib_outside),
 	KUNIT_CASE(invoke_fib_isolated),
 	KUNIT_CASE(invoke_stolen),
+	KUNIT_CASE(invoke_private_published),
 	KUNIT_CASE(invoke_left_behind),
 	{}
 };

@@ -42,6 +42,11 @@ struct ws_cpu_stats {
  * A: atomic or lock-free; each access says what it pairs with.
  */
 
+struct ws_invoke;
+
+/* Nested ws_parallel_invoke() calls whose second call a slot keeps private. */
+#define WS_INVOKE_FRAMES	32
+
 /**
  * struct ws_worker - a slot of a pool: a deque and the thread that owns it
  * @deque: tasks the owner spawned; the owner pops them, others steal (A)
@@ -61,6 +66,16 @@ struct ws_cpu_stats {
  * @compensator: the last compensation thread started in this join slot,
  *	with a task reference, until it is reaped (by whoever claims the
  *	slot to start the next one, or by ws_pool_destroy())
+ * @inv_private: how many of @inv_frames are private (O; read locklessly
+ *	by thieves with READ_ONCE())
+ * @inv_request: set by a thief that found @deque empty while
+ *	@inv_private was not zero; cleared by the owner when it publishes
+ *	a frame (A: WRITE_ONCE() and READ_ONCE(), a hint with no ordering)
+ * @inv_frames: the second calls of the ws_parallel_invoke() calls nested
+ *	on the owner that did not go onto @deque, oldest first (O)
+ * @inv_depth: entries of @inv_frames in use (O)
+ * @inv_published: how many of them, the oldest, were published onto
+ *	@deque since (O)
  *
  * A pool has one slot per CPU number, owned by that CPU's worker kthread,
  * and %WS_MAX_JOINED join slots for threads that join it for a while:
@@ -74,12 +89,17 @@ struct ws_worker {
 	struct list_head idle_node;
 	struct llist_head mailbox ____cacheline_aligned_in_smp;
 	spinlock_t mailbox_lock;	/* guards taking from mailbox */
+	unsigned int inv_private;
+	unsigned int inv_request;
 	unsigned int cpu;
 	u32 rand;
 	unsigned int wait_depth;
 	unsigned int ticks;
 	unsigned long isolation;
 	struct task_struct *compensator;
+	unsigned int inv_depth;
+	unsigned int inv_published;
+	struct ws_invoke *inv_frames[WS_INVOKE_FRAMES];
 };
 
 /**

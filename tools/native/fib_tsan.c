@@ -251,7 +251,7 @@ int main(int argc, char **argv)
 	struct ws_pool_stats st;
 	struct ws_pool *pool;
 	bool all = true, ok;
-	u64 sum = 0, want = 0;
+	u64 sum = 0, want = 0, stolen;
 	long r;
 	int i;
 
@@ -294,7 +294,12 @@ int main(int argc, char **argv)
 	all &= ok;
 	report(ok, "fib_tsan");
 
+	ws_pool_read_stats(ws_system_pool, &st);
+	stolen = st.stolen;
 	ok = invoke_test(20);
+	ws_pool_read_stats(ws_system_pool, &st);
+	printf("# parallel_invoke fib(20) twice: %llu second calls stolen\n",
+	       (unsigned long long)(st.stolen - stolen));
 	all &= ok;
 	report(ok, "parallel_invoke_tsan");
 
