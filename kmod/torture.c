@@ -16,7 +16,9 @@
  * and finished, and at the end spawned = executed + cancelled exactly.
  * Dependencies are checked by each task against its predecessors, FIFO
  * order and parallel-loop coverage (each index exactly once, chunk
- * boundaries, combine order) by the operations that use them.
+ * boundaries, combine order) by the operations that use them, and every
+ * node of a ws_parallel_invoke() tree runs exactly once, finished when
+ * its parent's call returns.
  *
  * Parameters: duration (s, 0 runs until rmmod), threads (0: one per
  * online CPU), hotplug_interval (ms, 0 disables), seed (0: random),
@@ -85,6 +87,7 @@ enum tt_op {
 	TT_ISOLATE,	/* another operation inside ws_isolate() */
 	TT_EXECUTE,	/* another operation inside ws_pool_execute() */
 	TT_POOL,	/* create a pool, use it, destroy it */
+	TT_INVOKE,	/* a tree of ws_parallel_invoke() calls */
 	TT_NR_OPS
 };
 
@@ -96,6 +99,7 @@ static const char * const tt_op_name[TT_NR_OPS] = {
 	[TT_SPAWN_ON] = "spawn_on",	[TT_PFOR] = "pfor",
 	[TT_REDUCE] = "reduce",		[TT_ISOLATE] = "isolate",
 	[TT_EXECUTE] = "execute",	[TT_POOL] = "pool",
+	[TT_INVOKE] = "invoke",
 };
 
 /* Statistics, read by the statistics thread and at the end. */
@@ -104,6 +108,7 @@ static atomic_long_t tt_spawned;	/* tasks armed and handed to wsched */
 static atomic_long_t tt_executed;	/* task functions started */
 static atomic_long_t tt_cancelled;	/* cancel hooks run */
 static atomic_long_t tt_indices;	/* loop indices run */
+static atomic_long_t tt_invoked;	/* ws_parallel_invoke() calls run */
 static atomic_long_t tt_offline, tt_offline_err;
 static atomic_long_t tt_online, tt_online_err;
 static atomic_long_t tt_pools;		/* pools created and destroyed */
@@ -788,6 +793,96 @@ static void tt_loop(struct tt_thread *thr, enum tt_op op,
 	kvfree(l.hits);
 }
 
+/* ---- a tree of ws_parallel_invoke() calls ---- */
+
+#define TT_INVOKE_MAX_DEPTH	9
+
+struct tt_inv;
+
+/**
+ * struct tt_inv_node - a node of a complete binary tree of calls
+ * @tree: the tree
+ * @runs: how many times the node's function started
+ * @done: set by the node as the last thing it does
+ */
+struct tt_inv_node {
+	struct tt_inv *tree;
+	atomic_t runs;
+	int done;
+};
+
+/**
+ * struct tt_inv - one TT_INVOKE operation
+ * @pool: the pool of its calls
+ * @nodes: the nodes, in heap order (the children of k are 2k+1, 2k+2)
+ * @nr: number of @nodes
+ * @delay_us: how long a leaf busy-waits, to keep calls in flight
+ */
+struct tt_inv {
+	struct ws_pool *pool;
+	struct tt_inv_node *nodes;
+	unsigned int nr;
+	unsigned int delay_us;
+};
+
+static void tt_inv_fn(void *arg)
+{
+	struct tt_inv_node *node = arg;
+	struct tt_inv *tree = node->tree;
+	unsigned int k = node - tree->nodes, a = 2 * k + 1, b = a + 1;
+
+	if (atomic_inc_return(&node->runs) != 1)
+		tt_fail("invoke: node %u run twice", k);
+	atomic_long_inc(&tt_invoked);
+	if (b < tree->nr) {
+		bool left_done, right_done;
+
+		ws_parallel_invoke(tree->pool, tt_inv_fn, &tree->nodes[a],
+				   tt_inv_fn, &tree->nodes[b]);
+		/* Pairs with smp_store_release() of done by the child. */
+		left_done = smp_load_acquire(&tree->nodes[a].done);
+		/* As above. */
+		right_done = smp_load_acquire(&tree->nodes[b].done);
+		if (!left_done || !right_done)
+			tt_fail("invoke: node %u returned before its calls finished",
+				k);
+	} else if (tree->delay_us) {
+		udelay(tree->delay_us);
+	}
+	/* Pairs with smp_load_acquire() in the parent and tt_invoke(). */
+	smp_store_release(&node->done, 1);
+}
+
+static void tt_invoke(struct tt_thread *thr, struct ws_pool *pool)
+{
+	struct rnd_state *rnd = &thr->rnd;
+	unsigned int depth = 1 + tt_rand(rnd, TT_INVOKE_MAX_DEPTH), i;
+	struct tt_inv tree = {
+		.pool = pool,
+		.nr = (2U << depth) - 1,
+		.delay_us = tt_rand(rnd, 3) ? 0 : 1 + tt_rand(rnd, 20),
+	};
+
+	tree.nodes = kvcalloc(tree.nr, sizeof(*tree.nodes), GFP_KERNEL);
+	if (!tree.nodes) {
+		atomic_long_inc(&tt_nomem);
+		return;
+	}
+	for (i = 0; i < tree.nr; i++) {
+		tree.nodes[i].tree = &tree;
+		atomic_set(&tree.nodes[i].runs, 0);
+	}
+	tt_inv_fn(&tree.nodes[0]);
+	for (i = 0; i < tree.nr; i++) {
+		/* Pairs with smp_store_release() in tt_inv_fn(). */
+		if (!smp_load_acquire(&tree.nodes[i].done) ||
+		    atomic_read(&tree.nodes[i].runs) != 1)
+			tt_fail("invoke: node %u of %u run %d times", i,
+				tree.nr, atomic_read(&tree.nodes[i].runs));
+	}
+	kvfree(tree.nodes);
+}
+
 /* ---- operations inside a region ---- */
 
 #define TT_REGION_MAGIC	0x5a17
@@ -795,7 +890,7 @@ static void tt_loop(struct tt_thread *thr, enum tt_op op,
 /* Operations that may run inside ws_isolate() or ws_pool_execute(). */
 static const enum tt_op tt_inner_ops[] = {
 	TT_SPAWN, TT_NESTED, TT_DAG, TT_CANCEL, TT_FAIL, TT_BYPASS,
-	TT_ENQUEUE, TT_SPAWN_ON, TT_PFOR, TT_REDUCE,
+	TT_ENQUEUE, TT_SPAWN_ON, TT_PFOR, TT_REDUCE, TT_INVOKE,
 };
 
 static int tt_region_fn(void *arg)
@@ -903,6 +998,9 @@ static void tt_do(struct tt_thread *thr, enum tt_op op, struct ws_pool *pool)
 		break;
 	case TT_POOL:
 		tt_pool_cycle(thr);
+		break;
+	case TT_INVOKE:
+		tt_invoke(thr, pool);
 		break;
 	default:
 		tt_batch(thr, op, pool);
@@ -1016,10 +1114,11 @@ static void tt_print_stats(const char *what)
 		len += scnprintf(buf + len, sizeof(buf) - len, " %s=%ld",
 				 tt_op_name[i], atomic_long_read(&tt_ops[i]));
 	pr_info("%s: ops:%s\n", what, buf);
-	pr_info("%s: spawned=%ld executed=%ld cancelled=%ld indices=%ld pools=%ld mail_hits=%ld nomem=%ld hotplug: offline=%ld/%ld online=%ld/%ld failures=%d\n",
+	pr_info("%s: spawned=%ld executed=%ld cancelled=%ld indices=%ld invoked=%ld pools=%ld mail_hits=%ld nomem=%ld hotplug: offline=%ld/%ld online=%ld/%ld failures=%d\n",
 		what, atomic_long_read(&tt_spawned),
 		atomic_long_read(&tt_executed), atomic_long_read(&tt_cancelled),
-		atomic_long_read(&tt_indices), atomic_long_read(&tt_pools),
+		atomic_long_read(&tt_indices), atomic_long_read(&tt_invoked),
+		atomic_long_read(&tt_pools),
 		atomic_long_read(&tt_mail_hits), atomic_long_read(&tt_nomem),
 		atomic_long_read(&tt_offline),
 		atomic_long_read(&tt_offline) + atomic_long_read(&tt_offline_err),
