@@ -857,12 +857,15 @@ static struct ws_task *ws_take_any_mail(struct ws_pool *pool)
 
 /*
  * A thief found @victim's deque empty: if its owner holds private invoke
- * frames, ask it to publish one.  Unordered: a lost or late request only
- * leaves the frame to its owner, which runs it anyway.
+ * frames, ask it to publish one.  Unordered, a snapshot of the owner's
+ * WRITE_ONCE() stores: a lost or late request only leaves the frame to
+ * its owner, which runs it anyway, and a needless one costs the owner a
+ * check.
  */
 static void ws_invoke_request(struct ws_worker *victim)
 {
-	if (READ_ONCE(victim->inv_private) && !READ_ONCE(victim->inv_request))
+	if (READ_ONCE(victim->inv_depth) > READ_ONCE(victim->inv_published) &&
+	    !READ_ONCE(victim->inv_request))
 		WRITE_ONCE(victim->inv_request, 1);
 }
 
@@ -1143,9 +1146,8 @@ static struct ws_worker *ws_claim_slot(struct ws_pool *pool)
 	slot->wait_depth = 0;
 	slot->isolation = 0;
 	/* Released with none: every invoke that used them has returned. */
-	slot->inv_depth = 0;
-	slot->inv_published = 0;
-	WRITE_ONCE(slot->inv_private, 0);
+	WRITE_ONCE(slot->inv_depth, 0);
+	WRITE_ONCE(slot->inv_published, 0);
 	WRITE_ONCE(slot->inv_request, 0);
 	return slot;
 }
@@ -1577,14 +1579,9 @@ static __always_inline void ws_invoke_arm(struct ws_worker *worker,
 	inv->task.isolation = inv->isolation;
 	inv->task.group = &inv->group;
 	inv->task.flags = WS_TASK_LAZY;
-	atomic_set(&inv->group.pending, 0);
-	inv->group.error = 0;
-	inv->group.flags = 0;
-	inv->group.pool = worker->pool;
-	inv->group.done = NULL;
+	ws_group_init_done(&inv->group, worker->pool, NULL);
 	inv->group.owner = worker;
 	inv->group.lazy = 1;
-	atomic_set(&inv->group.stolen, 0);
 }
 
 /*
@@ -1605,10 +1602,8 @@ static noinline void ws_invoke_publish(struct ws_worker *worker)
 	ws_invoke_arm(worker, inv);
 	if (!ws_deque_push(&worker->deque, &inv->task, GFP_NOWAIT))
 		return;
-	worker->inv_published++;
 	/* Read locklessly by thieves, in ws_invoke_request(). */
-	WRITE_ONCE(worker->inv_private,
-		   worker->inv_depth - worker->inv_published);
+	WRITE_ONCE(worker->inv_published, worker->inv_published + 1);
 	trace_wsched_spawn(worker->pool, &inv->task);
 	/*
 	 * Publish the task before looking for sleepers: the thief that asked
@@ -1751,21 +1746,17 @@ void ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
 	if (likely(depth < WS_INVOKE_FRAMES) &&
 	    ws_deque_size(&worker->deque)) {
 		worker->inv_frames[depth] = &inv;
-		worker->inv_depth = depth + 1;
 		/* Read locklessly by thieves, in ws_invoke_request(). */
-		WRITE_ONCE(worker->inv_private,
-			   depth + 1 - worker->inv_published);
+		WRITE_ONCE(worker->inv_depth, depth + 1);
 		left(left_arg);
-		worker->inv_depth = depth;
+		/* As above. */
+		WRITE_ONCE(worker->inv_depth, depth);
 		if (likely(depth >= worker->inv_published)) {
-			WRITE_ONCE(worker->inv_private,
-				   depth - worker->inv_published);
 			right(right_arg);
 			goto out;
 		}
 		/* Published while @left ran (its frames are gone by now). */
-		worker->inv_published = depth;
-		WRITE_ONCE(worker->inv_private, 0);
+		WRITE_ONCE(worker->inv_published, depth);
 		ws_invoke_join(worker, &inv, right, right_arg);
 		goto out;
 	}

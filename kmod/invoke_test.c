@@ -15,7 +15,6 @@
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/sched.h>
-#include <linux/string.h>
 #include <linux/wsched.h>
 
 #include "ws_test.h"
@@ -98,15 +97,10 @@ static void it_fib_expect(struct kunit *test, struct it_fib_ctx *ctx,
 	KUNIT_EXPECT_EQ(test, result, a);
 }
 
+/* @ctx comes zeroed from kunit_kzalloc(): every counter at 0. */
 static void it_fib_ctx_init(struct it_fib_ctx *ctx, struct ws_pool *pool)
 {
-	unsigned int k;
-
-	memset(ctx, 0, sizeof(*ctx));
 	ctx->pool = pool;
-	for (k = 0; k < IT_FIB_MAX; k++)
-		atomic_set(&ctx->calls[k], 0);
-	atomic_set(&ctx->threads, 0);
 	ctx->origin = current;
 }
 
@@ -142,11 +136,13 @@ static void invoke_fib_worker(struct kunit *test)
 	it_fib_expect(test, ctx, IT_FIB_N, root.f.result);
 }
 
-/* From the test thread, which joins the pool for each call. */
-static void invoke_fib_joined(struct kunit *test)
+/*
+ * fib(IT_FIB_N) started on the test thread, checked; returns which
+ * threads ran calls (it_fib_ctx.threads).
+ */
+static int it_fib_here(struct kunit *test, struct ws_pool *pool)
 {
 	struct it_fib_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-	struct ws_pool *pool = ws_test_pool(test, "ws_it_join", NULL);
 	struct it_fib f;
 
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
@@ -154,8 +150,16 @@ static void invoke_fib_joined(struct kunit *test)
 	f = (struct it_fib){ .ctx = ctx, .n = IT_FIB_N };
 	it_fib_call(&f);
 	it_fib_expect(test, ctx, IT_FIB_N, f.result);
+	return atomic_read(&ctx->threads);
+}
+
+/* From the test thread, which joins the pool for each call. */
+static void invoke_fib_joined(struct kunit *test)
+{
+	struct ws_pool *pool = ws_test_pool(test, "ws_it_join", NULL);
+
 	/* The caller ran the calls it did not offer: fib(n - 1) at least. */
-	KUNIT_EXPECT_TRUE(test, atomic_read(&ctx->threads) & 1);
+	KUNIT_EXPECT_TRUE(test, it_fib_here(test, pool) & 1);
 	ws_test_pool_destroy(test, pool);
 }
 
@@ -165,18 +169,11 @@ static void invoke_fib_joined(struct kunit *test)
  */
 static void invoke_fib_outside(struct kunit *test)
 {
-	struct it_fib_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	struct ws_pool_attrs attrs = { .max_workers = 1 };
 	struct ws_pool *pool = ws_test_pool(test, "ws_it_out", &attrs);
-	struct it_fib f;
 
-	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	it_fib_ctx_init(ctx, pool);
-	f = (struct it_fib){ .ctx = ctx, .n = IT_FIB_N };
-	it_fib_call(&f);
-	it_fib_expect(test, ctx, IT_FIB_N, f.result);
 	/* Each first call ran here, each offered one on the worker. */
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->threads), 3);
+	KUNIT_EXPECT_EQ(test, it_fib_here(test, pool), 3);
 	ws_test_pool_destroy(test, pool);
 }
 
@@ -318,7 +315,8 @@ static void it_pub_left(void *arg)
 	unsigned long deadline = jiffies + IT_TIMEOUT;
 	struct ws_worker *self = ws_pool_current(p->pool);
 
-	p->was_private = self && READ_ONCE(self->inv_private);
+	/* Owner-side fields, read on the owner. */
+	p->was_private = self && self->inv_depth > self->inv_published;
 	/* Pairs with smp_store_release() in it_pub_right(). */
 	while (!smp_load_acquire(&p->started) &&
 	       time_before(jiffies, deadline)) {

@@ -66,16 +66,15 @@ struct ws_invoke;
  * @compensator: the last compensation thread started in this join slot,
  *	with a task reference, until it is reaped (by whoever claims the
  *	slot to start the next one, or by ws_pool_destroy())
- * @inv_private: how many of @inv_frames are private (O; read locklessly
- *	by thieves with READ_ONCE())
- * @inv_request: set by a thief that found @deque empty while
- *	@inv_private was not zero; cleared by the owner when it publishes
+ * @inv_request: set by a thief that found @deque empty while some of
+ *	@inv_frames were private; cleared by the owner when it publishes
  *	a frame (A: WRITE_ONCE() and READ_ONCE(), a hint with no ordering)
  * @inv_frames: the second calls of the ws_parallel_invoke() calls nested
  *	on the owner that did not go onto @deque, oldest first (O)
- * @inv_depth: entries of @inv_frames in use (O)
+ * @inv_depth: entries of @inv_frames in use (O; stored with WRITE_ONCE()
+ *	and read locklessly by thieves, a hint)
  * @inv_published: how many of them, the oldest, were published onto
- *	@deque since (O)
+ *	@deque since; the rest are private (O; as @inv_depth)
  *
  * A pool has one slot per CPU number, owned by that CPU's worker kthread,
  * and %WS_MAX_JOINED join slots for threads that join it for a while:
@@ -89,7 +88,6 @@ struct ws_worker {
 	struct list_head idle_node;
 	struct llist_head mailbox ____cacheline_aligned_in_smp;
 	spinlock_t mailbox_lock;	/* guards taking from mailbox */
-	unsigned int inv_private;
 	unsigned int inv_request;
 	unsigned int cpu;
 	u32 rand;
