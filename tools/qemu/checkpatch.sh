@@ -27,7 +27,7 @@ fi
 cd "$REPO_DIR"
 shopt -s nullglob
 files=()
-for f in kmod/*.c kmod/*.h kmod/include/linux/*.h tools/smoke/*.c tools/samples/*/*.c tools/bench/*.c; do
+for f in kmod/*.c kmod/*.h kmod/tests/*.c kmod/tests/*.h kmod/include/linux/*.h tools/smoke/*.c tools/samples/*/*.c tools/bench/*.c; do
 	[[ $f == *.mod.c || $f == kmod/compat.h ]] || files+=("$f")	# skip Kbuild-generated files
 done
 ((${#files[@]})) || die "no source files to check"

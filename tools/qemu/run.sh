@@ -367,9 +367,16 @@ udev_rule_check() {	# udev_rule_check <dir>
 	sed "s/KERNEL==\"wsched\"/KERNEL==\"$stand\"/" "$REPO_DIR/udev/60-wsched.rules" \
 		>"$d/rules/60-wsched.rules"
 	{ grep -v '^wsched:' /etc/group; echo 'wsched:x:4242:'; } >"$d/group"
-	out=$(unshare -m sh -c "mount -t tmpfs none /dev &&
-		mount -t tmpfs none /run/udev &&
-		mount --bind '$d/rules' /etc/udev/rules.d &&
+	# Everything the check mounts over is made inside the namespace, on
+	# tmpfs: a machine where udevd never ran has no /run/udev, and one
+	# without rules of its own may have no /etc/udev/rules.d.  The rule
+	# goes to /run/udev/rules.d (a directory udev reads); /etc/udev is
+	# hidden so that rules left on the host take no part.
+	out=$(unshare -m --propagation private sh -c "mount -t tmpfs none /dev &&
+		mount -t tmpfs none /run &&
+		mkdir -p /run/udev/rules.d &&
+		cp '$d/rules/60-wsched.rules' /run/udev/rules.d/ &&
+		mount -t tmpfs none /etc/udev &&
 		mount --bind '$d/group' /etc/group &&
 		udevadm test --action=add /sys/class/misc/$stand" 2>&1) || true
 	printf '%s\n' "$out" >"$d/udevadm-test.log"
