@@ -49,4 +49,16 @@
 #define no_llseek	NULL
 #endif
 
+/*
+ * User worker threads: vhost_task_create() (6.4) took its SIGKILL handler
+ * in 6.11; it is built when CONFIG_VHOST_TASK=y (VHOST selects it, as
+ * Debian's 6.12 does).  With it, a user pool's workers are threads of the
+ * submitting process (uworker.c); without it, adopted kthreads.
+ */
+#if !WS_KERNEL_BEFORE(6, 11) && defined(CONFIG_VHOST_TASK)
+#define WS_USER_WORKERS	1
+#else
+#define WS_USER_WORKERS	0
+#endif
+
 #endif /* _WS_COMPAT_H */

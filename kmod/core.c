@@ -88,6 +88,9 @@ static noinline struct ws_worker *ws_current_worker_slow(struct ws_pool *pool)
 		worker = kthread_data(current);
 		return worker->pool == pool ? worker : NULL;
 	}
+	worker = ws_user_worker_of(current);
+	if (worker)
+		return worker->pool == pool ? worker : NULL;
 	/* Unordered: a thread that joined set the bit itself, earlier. */
 	if (likely(!READ_ONCE(pool->joined)))
 		return NULL;
@@ -1016,15 +1019,22 @@ ws_next_task(struct ws_worker *worker, struct ws_task *bypass,
  * Sleep until there is work: prepare (list ourselves as idle), recheck
  * the queues, then commit to sleeping.  A waker that published work after
  * our recheck sees us on the idle list and wakes us.
+ *
+ * A worker of a user pool sleeps for at most ws_user_idle_jiffies(), and
+ * interruptibly when it is a thread of the user's process (a signal must
+ * reach it: SIGKILL, the freezer).  Return: true if it slept that long
+ * without being woken, so that it may leave (ws_user_retire()).
  */
-static void ws_worker_sleep(struct ws_worker *worker)
+static bool ws_worker_sleep(struct ws_worker *worker)
 {
 	struct ws_pool *pool = worker->pool;
+	bool timed_out = false;
 
 	raw_spin_lock_irq(&pool->idle_lock);
 	list_add(&worker->idle_node, &pool->idle_list);
 	atomic_inc(&pool->nr_idle);
-	set_current_state(TASK_IDLE);
+	set_current_state(ws_user_worker_of(current) ? TASK_INTERRUPTIBLE :
+						      TASK_IDLE);
 	raw_spin_unlock_irq(&pool->idle_lock);
 	/*
 	 * Order our idle mark before the recheck of the queues; pairs with
@@ -1034,10 +1044,13 @@ static void ws_worker_sleep(struct ws_worker *worker)
 	smp_mb();
 	/* ws_frozen: written under idle_lock by ws_freeze_pools(). */
 	if ((READ_ONCE(ws_frozen) || !ws_pool_has_work(pool)) &&
-	    !kthread_should_stop()) {
+	    !ws_worker_should_stop(worker)) {
 		ws_stat_inc(pool, sleeps);
 		trace_wsched_sleep(pool, worker->cpu);
-		schedule();
+		if (pool->user)
+			timed_out = !schedule_timeout(ws_user_idle_jiffies());
+		else
+			schedule();
 	}
 	__set_current_state(TASK_RUNNING);
 
@@ -1045,27 +1058,42 @@ static void ws_worker_sleep(struct ws_worker *worker)
 	if (!list_empty(&worker->idle_node)) {
 		list_del_init(&worker->idle_node);
 		atomic_dec(&pool->nr_idle);
+	} else {
+		/* A waker took us off the list: it has work for us. */
+		timed_out = false;
 	}
 	raw_spin_unlock_irq(&pool->idle_lock);
+	return timed_out;
 }
 
 /**
- * ws_worker_thread - main loop of a worker kthread
- * @arg: the worker
+ * ws_worker_run - the dispatch loop of a pool's worker
+ * @worker: the worker; the caller is its thread
+ * @once: return after the first sleep, or when a signal is pending (a
+ *	thread of a user's process: its caller handles signals and stop
+ *	requests between calls)
  *
- * Return: 0 when stopped.
+ * Takes tasks by the three rules, spins a while when there are none,
+ * then sleeps until woken.  A worker of a user pool that slept its idle
+ * time out leaves the pool (ws_user_retire()).
+ *
+ * Return: false when the worker must exit (stopped, or it left the pool).
  */
-int ws_worker_thread(void *arg)
+bool ws_worker_run(struct ws_worker *worker, bool once)
 {
-	struct ws_worker *worker = arg;
+	struct ws_pool *pool = worker->pool;
 	struct ws_task *task = NULL;
 	unsigned int empty_rounds = 0;
 
 	/* A task returned for bypass must run even if we are told to stop. */
-	while (task || !kthread_should_stop()) {
+	while (task || !ws_worker_should_stop(worker)) {
+		if (!task && once && signal_pending(current))
+			return true;
 		/* Frozen for suspend: start nothing new until thawed. */
 		if (!task && unlikely(READ_ONCE(ws_frozen))) {
 			ws_worker_sleep(worker);
+			if (once)
+				return true;
 			continue;
 		}
 		task = ws_next_task(worker, task, WS_RUN_ANY);
@@ -1080,8 +1108,24 @@ int ws_worker_thread(void *arg)
 			continue;
 		}
 		empty_rounds = 0;
-		ws_worker_sleep(worker);
+		if (ws_worker_sleep(worker) && pool->user &&
+		    ws_user_retire(worker))
+			return false;
+		if (once)
+			return true;
 	}
+	return false;
+}
+
+/**
+ * ws_worker_thread - main function of a worker kthread
+ * @arg: the worker
+ *
+ * Return: 0 when stopped, or when it left its user pool.
+ */
+int ws_worker_thread(void *arg)
+{
+	ws_worker_run(arg, false);
 	return 0;
 }
 
@@ -1123,18 +1167,26 @@ static void ws_nap_on_group(struct ws_group *group, bool forever,
 }
 
 /*
- * Claim a free join slot of @pool for a thread that is not one of its
- * workers.  The caller sets the slot's thread.  Return NULL if all
- * %WS_MAX_JOINED are taken.
+ * Join slots that threads joining for a wait may not take: kept for
+ * compensation threads, so that waiters that are stuck in every other
+ * slot cannot leave the pool without a way to run what they wait for.
  */
-static struct ws_worker *ws_claim_slot(struct ws_pool *pool)
+#define WS_COMPENSATION_SLOTS	4
+
+/*
+ * Claim a free join slot of @pool, among its first @limit, for a thread
+ * that is not one of its workers.  The caller sets the slot's thread.
+ * Return NULL if they are all taken.
+ */
+static struct ws_worker *ws_claim_slot(struct ws_pool *pool,
+				       unsigned int limit)
 {
 	struct ws_worker *slot;
 	unsigned int i;
 
 	do {
 		i = ffz(READ_ONCE(pool->joined));
-		if (i >= WS_MAX_JOINED)
+		if (i >= limit)
 			return NULL;
 		/*
 		 * Acquire: the previous owner's deque operations happen
@@ -1202,7 +1254,7 @@ static struct ws_worker *ws_join(struct ws_pool *pool)
 
 	if (!pool->joinable)
 		return NULL;
-	slot = ws_claim_slot(pool);
+	slot = ws_claim_slot(pool, WS_MAX_JOINED - WS_COMPENSATION_SLOTS);
 	if (slot) {
 		WRITE_ONCE(slot->thread, current);
 		ws_stat_inc(pool, joined);
@@ -1272,7 +1324,14 @@ static void ws_compensate(struct ws_pool *pool)
 
 	if (READ_ONCE(ws_frozen))
 		return;
-	slot = ws_claim_slot(pool);
+	/*
+	 * A user pool first grows a worker of its own, a thread of its
+	 * process where the kernel has them, if the process may use another
+	 * CPU; compensation threads are for a pool whose CPUs all have one.
+	 */
+	if (pool->user && ws_user_grow(pool, READ_ONCE(pool->nr_threads) + 1))
+		return;
+	slot = ws_claim_slot(pool, WS_MAX_JOINED);
 	if (!slot)
 		return;
 	ws_reap_compensator(slot);
@@ -1291,9 +1350,15 @@ static void ws_compensate(struct ws_pool *pool)
 	/* Reaped with kthread_stop(), which needs the task to stay. */
 	get_task_struct(thread);
 	slot->compensator = thread;
-	/* Best effort: with no active CPU in the mask it runs anywhere. */
-	set_cpus_allowed_ptr(thread, pool->cpumask);
-	set_user_nice(thread, pool->nice);
+	/*
+	 * Best effort: with no active CPU in the mask it runs anywhere.  A
+	 * user pool's thread got the CPUs its model may use now, within the
+	 * cpuset it was attached to, not the pool's creation-time mask.
+	 */
+	if (!pool->user) {
+		set_cpus_allowed_ptr(thread, pool->cpumask);
+		set_user_nice(thread, pool->nice);
+	}
 	WRITE_ONCE(slot->thread, thread);
 	ws_stat_inc(pool, compensated);
 	wake_up_process(thread);
@@ -1859,19 +1924,9 @@ void ws_wake_idle(struct ws_pool *pool)
 	ws_wake_one(pool);
 }
 
-/**
- * ws_help_until - run tasks of the pool until a condition holds
- * @worker: the caller's slot (ws_pool_current())
- * @cond: the condition; called between tasks, must be cheap
- * @arg: its argument
- *
- * Runs tasks by the three rules, like a wait, until @cond(@arg) is true,
- * a signal is pending, or no task turns up for %WS_SPIN_ROUNDS rounds.
- *
- * Return: @cond(@arg) at the end.
- */
-bool ws_help_until(struct ws_worker *worker, bool (*cond)(void *arg),
-		   void *arg)
+static __always_inline bool __ws_help(struct ws_worker *worker,
+				      bool (*cond)(void *arg), void *arg,
+				      bool stop_on_signal)
 {
 	enum ws_scope scope = ws_wait_scope(worker);
 	unsigned int empty_rounds = 0;
@@ -1880,7 +1935,7 @@ bool ws_help_until(struct ws_worker *worker, bool (*cond)(void *arg),
 	worker->wait_depth++;
 	/* A task returned for bypass must run even if @cond holds. */
 	while (task || !cond(arg)) {
-		if (!task && signal_pending(current))
+		if (!task && stop_on_signal && signal_pending(current))
 			break;
 		task = ws_next_task(worker, task, scope);
 		if (task) {
@@ -1895,4 +1950,38 @@ bool ws_help_until(struct ws_worker *worker, bool (*cond)(void *arg),
 	}
 	worker->wait_depth--;
 	return cond(arg);
+}
+
+/**
+ * ws_help_until - run tasks of the pool until a condition holds
+ * @worker: the caller's slot (ws_pool_current())
+ * @cond: the condition; called between tasks, must be cheap
+ * @arg: its argument
+ *
+ * Runs tasks by the three rules, like a wait, until @cond(@arg) is true,
+ * a signal is pending, or no task turns up for %WS_SPIN_ROUNDS rounds.
+ *
+ * Return: @cond(@arg) at the end.
+ */
+bool ws_help_until(struct ws_worker *worker, bool (*cond)(void *arg),
+		   void *arg)
+{
+	return __ws_help(worker, cond, arg, true);
+}
+
+/**
+ * ws_help_drain - ws_help_until(), whatever signals are pending
+ * @worker: the caller's slot (ws_pool_current())
+ * @cond: the condition; called between tasks, must be cheap
+ * @arg: its argument
+ *
+ * For a thread that must see work end even while it is being killed:
+ * the release of a file, which cancels what has not started.
+ *
+ * Return: @cond(@arg) at the end.
+ */
+bool ws_help_drain(struct ws_worker *worker, bool (*cond)(void *arg),
+		   void *arg)
+{
+	return __ws_help(worker, cond, arg, false);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs: wsched/<pool>/stats shows a pool's per-CPU event counters;
- * wsched/dev the /dev/wsched totals: open files and pinned pages.
+ * wsched/dev the /dev/wsched totals: open files, pinned pages, worker
+ *            sets and their threads.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -55,14 +56,18 @@ static int ws_stats_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(ws_stats);
 
 /*
- * "files N" (open files of /dev/wsched, released ones not counted) and
- * "pinned_pages N" (pages of registered buffers, all files): both are
- * 0 once every file is closed, whatever the processes did.
+ * "files N" (open files of /dev/wsched, released ones not counted),
+ * "pinned_pages N" (pages of registered buffers, all files),
+ * "worker_sets N" (processes with a worker pool, proc.c) and
+ * "user_workers N" (threads of those pools): all 0 once every file is
+ * closed, whatever the processes did.
  */
 static int ws_dev_show(struct seq_file *m, void *unused)
 {
 	seq_printf(m, "files %d\n", atomic_read(&wsd_nr_files));
 	seq_printf(m, "pinned_pages %ld\n", atomic_long_read(&wsd_nr_pinned));
+	seq_printf(m, "worker_sets %d\n", atomic_read(&wsd_nr_procs));
+	seq_printf(m, "user_workers %d\n", atomic_read(&ws_nr_user_workers));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ws_dev);

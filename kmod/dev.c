@@ -21,7 +21,6 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
-#include <linux/nospec.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -78,8 +77,16 @@ WSD_PARAM(max_cq_entries, wsd_max_cq_entries, 1, WSD_CQ_LIMIT,
 /* Open files of /dev/wsched: up at open, down once the release is done. */
 atomic_t wsd_nr_files = ATOMIC_INIT(0);
 
-/* Check one node of WSCHED_IOC_SUBMIT_GRAPH; @un is the kernel's copy. */
-static int wsd_check_node(const struct wsched_node *un)
+/*
+ * A node of WSCHED_IOC_SUBMIT_GRAPH as the ring entry it stands for
+ * (@un is the kernel's copy).  Only what SUBMIT_GRAPH itself restricts is
+ * checked here (its flags and operations, its reserved field); the rest,
+ * the operation's operands among it, is checked by the rings' staging,
+ * wsd_stage_sqe(): operands the operation does not take go where an
+ * entry carries none for it (off, len), and are refused there.
+ */
+static int wsd_node_to_sqe(const struct wsched_node *un,
+			   struct wsched_sqe *sqe)
 {
 	if (un->resv || (un->flags & ~WSCHED_NODE_FLAGS))
 		return -EINVAL;
@@ -87,54 +94,46 @@ static int wsd_check_node(const struct wsched_node *un)
 		return -EOPNOTSUPP;
 	if (un->nr_preds > WSCHED_MAX_PREDS)
 		return -E2BIG;
-	if (!un->nr_preds && un->preds_ptr)
-		return -EINVAL;
-	switch (un->op) {
-	case WSCHED_OP_NOP:
-		if (!wsd_zero(un->arg, sizeof(un->arg)))
+	*sqe = (struct wsched_sqe){
+		.op = un->op,
+		.flags = un->flags,
+		.user_data = un->user_data,
+		.arg = un->arg[0],
+		.off = un->arg[1],
+		.len = un->arg[2],
+		.nr_preds = un->nr_preds,
+	};
+	if (!un->nr_preds) {
+		if (un->preds_ptr)
 			return -EINVAL;
-		break;
-	case WSCHED_OP_SPIN:
-		if (un->arg[0] > WSCHED_SPIN_MAX || un->arg[1] || un->arg[2])
-			return -EINVAL;
-		break;
-	case WSCHED_OP_FAIL:
-		if (!un->arg[0] || un->arg[0] > WSD_OP_MAX_ERRNO ||
-		    un->arg[1] || un->arg[2])
-			return -EINVAL;
-		break;
+	} else if (un->nr_preds == 1) {
+		/* An entry carries its one predecessor inline. */
+		if (get_user(sqe->pred, (u32 __user *)u64_to_user_ptr(un->preds_ptr)))
+			return -EFAULT;
+	} else {
+		sqe->preds_ptr = un->preds_ptr;
 	}
 	return 0;
 }
 
 /*
- * Stage a checked graph: every user byte is read once, and the whole
- * graph is checked before anything runs.  The build is the caller's.
+ * Stage a graph: every node becomes an entry, checked and staged as the
+ * rings' are; every user byte is read once, and the whole graph is
+ * staged before anything runs.  The build is the caller's.
  */
 static int wsd_sync_stage(struct wsd_ctx *ctx, struct wsd_build *build,
 			  const struct wsched_node *unodes, u32 nr)
 {
+	struct wsched_sqe sqe;
 	u32 i;
 	int ret;
 
 	for (i = 0; i < nr; i++) {
-		ret = wsd_check_node(&unodes[i]);
+		ret = wsd_node_to_sqe(&unodes[i], &sqe);
+		if (!ret)
+			ret = wsd_stage_sqe(ctx, build, &sqe, wsd_nodes_limit());
 		if (ret)
 			return ret;
-	}
-	for (i = 0; i < nr; i++) {
-		const struct wsched_node *un = &unodes[i];
-		u32 id = array_index_nospec(un->op, WSD_SYNC_OP_LAST + 1);
-		struct ws_op_args args = { .arg = un->arg[0] };
-		const struct ws_op *op = wsd_op_take(id);
-
-		ret = wsd_stage_add(ctx, build, op, &args, un->user_data,
-				    un->flags, un->nr_preds, NULL,
-				    un->preds_ptr);
-		if (ret) {
-			wsd_op_drop(op);
-			return ret;
-		}
 	}
 	return 0;
 }
@@ -171,7 +170,15 @@ static int wsd_sync_wait(struct wsd_graph *graph)
 	}
 	/* Read by nodes as they start. */
 	WRITE_ONCE(graph->aborted, true);
-	wait_var_event(&graph->finished, wsd_sync_finished(graph));
+	/*
+	 * Run what is left (cancelled, so it ends soon): the pool may have
+	 * no thread, and none can be made while our signal is pending.
+	 */
+	while (!wsd_sync_finished(graph)) {
+		wsd_help(graph->group.pool, wsd_sync_finished, graph, true);
+		wait_var_event_timeout(&graph->finished,
+				       wsd_sync_finished(graph), 1);
+	}
 	return -EINTR;
 }
 
@@ -268,6 +275,7 @@ long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg)
 	}
 	/* The block cache has one taker at a time: under ctx->lock. */
 	mutex_lock(&ctx->lock);
+	ctx->pool = pool;
 	graph = wsd_graph_build(ctx, &build, 0, true);
 	mutex_unlock(&ctx->lock);
 	if (!graph) {
@@ -289,15 +297,16 @@ out:
 	return ret;
 }
 
-/* Workers of the context's pool, or of the pool it would get now. */
+/*
+ * Threads that may run the caller's graphs: the CPUs it may use, or the
+ * file's cap when lower (its pool makes them as its graphs need them).
+ */
 static u32 wsd_nr_workers(struct wsd_ctx *ctx)
 {
-	/* Pairs with the release in wsd_ctx_pool(). */
-	struct ws_pool *pool = smp_load_acquire(&ctx->pool);
+	u32 cpus = cpumask_weight_and(current->cpus_ptr, cpu_online_mask);
+	u32 cap = READ_ONCE(ctx->max_workers);
 
-	if (pool)
-		return ws_pool_nr_workers(pool);
-	return cpumask_weight_and(current->cpus_ptr, cpu_online_mask);
+	return cap ? min(cap, cpus) : cpus;
 }
 
 static long wsd_probe(struct wsd_ctx *ctx, void __user *arg)
@@ -385,6 +394,31 @@ static long wsd_op_list_ioctl(void __user *arg)
 	return ret;
 }
 
+/*
+ * WSCHED_IOC_MAX_WORKERS: set (non-zero) or read (zero) the most threads
+ * this file's graphs grow their process's pool to; answers the previous
+ * value, as IORING_REGISTER_IOWQ_MAX_WORKERS does.
+ */
+static long wsd_max_workers(struct wsd_ctx *ctx, u32 __user *arg)
+{
+	u32 cap, old;
+
+	if (get_user(cap, arg))
+		return -EFAULT;
+	if (mutex_lock_killable(&ctx->lock))
+		return -EINTR;
+	old = ctx->max_workers;
+	if (put_user(old, arg)) {
+		mutex_unlock(&ctx->lock);
+		return -EFAULT;
+	}
+	/* Read with READ_ONCE() by launches; a plain aligned store. */
+	if (cap)
+		WRITE_ONCE(ctx->max_workers, cap);
+	mutex_unlock(&ctx->lock);
+	return 0;
+}
+
 static long wsd_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct wsd_ctx *ctx = file->private_data;
@@ -407,6 +441,8 @@ static long wsd_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return wsd_op_lookup_ioctl(uarg);
 	case WSCHED_IOC_OP_LIST:
 		return wsd_op_list_ioctl(uarg);
+	case WSCHED_IOC_MAX_WORKERS:
+		return wsd_max_workers(ctx, uarg);
 	default:
 		return -ENOTTY;
 	}

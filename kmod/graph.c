@@ -19,14 +19,16 @@
  * the graph's ready nodes from the start, so that it cannot complete
  * half-queued.
  *
- * Every context has its own pool, created on first use under the
- * resource controls of the thread that submits (see
- * ws_pool_create_user()), and the submitter joins that pool to run its
- * graphs itself when it waits for them: a one-node graph runs in the
- * submitter's context with no hand-off, no wake-up and no context switch.
+ * A graph runs in the pool of the process that submits it (proc.c),
+ * whose threads are the process's own (uworker.c), and the submitter
+ * joins that pool to run its graphs itself when it waits for them: a
+ * one-node graph runs in the submitter's context with no hand-off, no
+ * wake-up and no context switch.  wsd_graph_launch() grows the pool when
+ * a graph has more parallel work than the pool has threads.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -46,35 +48,6 @@
 /* Smallest room of a new block, so that small graphs share blocks. */
 #define WSD_MIN_NODES		4
 #define WSD_MIN_EDGES		8
-
-/**
- * wsd_ctx_pool - the pool that runs a context's graphs
- * @ctx: the context
- *
- * Created on first use, by the thread that submits, under its resource
- * controls; the same pool serves the context until it is released.
- *
- * Return: the pool or an ERR_PTR().
- */
-struct ws_pool *wsd_ctx_pool(struct wsd_ctx *ctx)
-{
-	/* Pairs with the release below: the pool is set up. */
-	struct ws_pool *pool = smp_load_acquire(&ctx->pool);
-
-	if (likely(pool))
-		return pool;
-	mutex_lock(&ctx->lock);
-	pool = ctx->pool;
-	if (!pool) {
-		pool = ws_pool_create_user();
-		if (!IS_ERR(pool)) {
-			/* Pairs with the acquires above, in wsd_nr_workers(). */
-			smp_store_release(&ctx->pool, pool);
-		}
-	}
-	mutex_unlock(&ctx->lock);
-	return pool;
-}
 
 static size_t wsd_block_size(u32 nodes, u32 edges)
 {
@@ -219,6 +192,9 @@ static __always_inline void wsd_graph_complete(struct wsd_graph *graph)
 	 * the group's count reached zero (a fully ordered decrement that
 	 * the done callback follows).
 	 */
+	/* Every node has run: none needs the submitter's credentials now. */
+	put_cred(graph->cred);
+	graph->cred = NULL;
 	ran = atomic_read(&graph->ran);
 	atomic64_add(ran, &ctx->nodes_run);
 	atomic64_inc(&ctx->graphs_run);
@@ -394,8 +370,18 @@ static __always_inline void wsd_node_exec(struct wsd_node *node, bool serial)
 static struct ws_task *wsd_node_run(struct ws_task *task)
 {
 	struct wsd_node *node = container_of(task, struct wsd_node, task);
+	const struct cred *cred = node->graph->cred, *saved = NULL;
 
+	/*
+	 * The op runs with its submitter's credentials, whatever thread
+	 * runs it: a kthread worker has kthreadd's (root's), and a thread of
+	 * the process may have others since (setuid() in another thread).
+	 */
+	if (unlikely(cred != current_cred()))
+		saved = override_creds(cred);
 	wsd_node_exec(node, false);
+	if (unlikely(saved))
+		revert_creds(saved);
 	return wsd_node_release(node);
 }
 
@@ -486,8 +472,9 @@ static __always_inline struct wsd_graph *
 __wsd_graph_build(struct wsd_ctx *ctx, struct wsd_build *build, u64 user_data,
 		  bool sync)
 {
-	struct ws_pool *pool = READ_ONCE(ctx->pool);
+	struct ws_pool *pool = ctx->pool;
 	u32 nr = build->nr, edges = build->nr_preds, i, j, at, roots = 0;
+	u32 heavy_roots = 0, most_succ = 0;
 	struct wsd_graph *graph;
 	bool cheap = true;
 
@@ -528,6 +515,7 @@ __wsd_graph_build(struct wsd_ctx *ctx, struct wsd_build *build, u64 user_data,
 		roots += node->root;
 		node->cheap = wsd_op_cheap(st->op, &st->args);
 		cheap &= node->cheap;
+		heavy_roots += node->root && !node->cheap;
 		node->blocks = false;
 		node->dep_failed = false;
 		node->slot.graph = graph;
@@ -538,6 +526,7 @@ __wsd_graph_build(struct wsd_ctx *ctx, struct wsd_build *build, u64 user_data,
 	for (i = 0, at = 0; i < nr; i++) {
 		graph->nodes[i].succ = at;
 		at += graph->nodes[i].nr_succ;
+		most_succ = max(most_succ, graph->nodes[i].nr_succ);
 		graph->nodes[i].nr_succ = 0;
 	}
 	for (i = 0; i < nr; i++) {
@@ -559,8 +548,11 @@ __wsd_graph_build(struct wsd_ctx *ctx, struct wsd_build *build, u64 user_data,
 	 * (wsd_graph_put_serial() says why not nr_graphs).
 	 */
 	graph->serial = !sync && cheap;
+	graph->cred = NULL;
 	if (graph->serial)
 		return graph;
+	graph->width = max3(heavy_roots, most_succ, 1U);
+	graph->cred = get_current_cred();
 	atomic_inc(&ctx->nr_graphs);
 	/*
 	 * The ready nodes are counted in the group now, before any is
@@ -635,8 +627,10 @@ int wsd_graph_start(struct wsd_ctx *ctx, struct wsd_build *build,
  * @wait: run tasks until @cond holds
  * @cond: the wait's condition
  * @arg: its argument
+ * @pool: the pool (wsd_graph_help() only)
  */
 struct wsd_launch {
+	struct ws_pool *pool;
 	struct wsd_graph *graphs;
 	bool wait;
 	bool (*cond)(void *arg);
@@ -712,8 +706,87 @@ void wsd_graph_launch(struct wsd_graph *graphs, bool wait,
 	struct wsd_launch l = {
 		.graphs = graphs, .wait = wait, .cond = cond, .arg = arg,
 	};
+	struct ws_pool *pool = graphs->group.pool;
+	u32 cap = READ_ONCE(graphs->ctx->max_workers);
+	struct wsd_graph *graph;
+	u32 want = 0;
 
-	ws_pool_execute(graphs->group.pool, wsd_launch_in_pool, &l);
+	/*
+	 * One more thread per node that may run beside another, the
+	 * submitter being one when it waits; at most the file's cap
+	 * (ws_user_grow() also stops at the CPUs the process may use).
+	 */
+	for (graph = graphs; graph; graph = graph->next)
+		want += graph->width;
+	want -= wait;
+	if (cap)
+		want = min(want, cap);
+	ws_user_grow(pool, want);
+	ws_pool_execute(pool, wsd_launch_in_pool, &l);
+	/*
+	 * The submitter left work in the pool and the pool has no thread
+	 * (none could be made, or the cap is 0 workers of its own): one
+	 * must run it.  If none can be made, the submitter's next wait
+	 * runs it (wsd_getevents()).
+	 */
+	if (!READ_ONCE(pool->nr_threads) && ws_pool_has_work(pool))
+		ws_user_grow(pool, 1);
+}
+
+static int wsd_help_in_pool(void *arg)
+{
+	struct wsd_launch *l = arg;
+	struct ws_worker *worker = ws_pool_current(l->pool);
+
+	if (!worker)
+		return 0;
+	if (l->wait)
+		ws_help_until(worker, l->cond, l->arg);
+	else
+		ws_help_drain(worker, l->cond, l->arg);
+	return 0;
+}
+
+/**
+ * wsd_help - run tasks of a pool until a condition holds
+ * @pool: the pool, the caller's process's
+ * @cond: the condition (cheap; called between tasks)
+ * @arg: its argument
+ * @drain: go on while a signal is pending (for work that must end now,
+ *	and is cancelled: a graph given up, a file released)
+ *
+ * Joins @pool and runs its tasks until @cond(@arg) holds or none turns up
+ * for a while (its threads run the rest, if it has any).
+ */
+void wsd_help(struct ws_pool *pool, bool (*cond)(void *arg), void *arg,
+	      bool drain)
+{
+	struct wsd_launch l = {
+		.pool = pool, .wait = !drain, .cond = cond, .arg = arg,
+	};
+
+	ws_pool_execute(pool, wsd_help_in_pool, &l);
+}
+
+/**
+ * wsd_graph_help - run the caller's queued nodes before it waits
+ * @ctx: the context it waits on
+ * @cond: the wait's condition
+ * @arg: its argument
+ *
+ * A submitter that launched graphs without waiting and waits now: if its
+ * process's pool has work and no thread (none could be made: pids.max,
+ * RLIMIT_NPROC), it runs the work itself, as it would have at launch.
+ */
+void wsd_graph_help(struct wsd_ctx *ctx, bool (*cond)(void *arg), void *arg)
+{
+	/* Pairs with the release in wsd_ctx_pool(). */
+	struct wsd_ctx_proc *cp = smp_load_acquire(&ctx->last_proc);
+
+	if (!cp || READ_ONCE(cp->pool->nr_threads) ||
+	    !ws_pool_has_work(cp->pool))
+		return;
+	wsd_help(cp->pool, cond, arg, false);
 }
 
 /**
@@ -728,11 +801,41 @@ void wsd_ctx_init(struct wsd_ctx *ctx)
 	spin_lock_init(&ctx->cq_lock);
 	INIT_LIST_HEAD(&ctx->held);
 	init_waitqueue_head(&ctx->cq_wait);
+	INIT_LIST_HEAD(&ctx->procs);
 	atomic_set(&ctx->nr_graphs, 0);
 	atomic_set(&ctx->nr_running, 0);
 	atomic_set(&ctx->inflight, 0);
 	init_llist_head(&ctx->cache);
 	atomic_set(&ctx->nr_cached, 0);
+}
+
+static bool wsd_no_graphs(void *arg)
+{
+	struct wsd_ctx *ctx = arg;
+
+	/*
+	 * Pairs with the decrement in wsd_graph_put(), each graph's last
+	 * access to the context.
+	 */
+	return !atomic_read(&ctx->nr_graphs);
+}
+
+/*
+ * Wait until no graph of @ctx is left, running what is queued in the
+ * processes' pools meanwhile: their threads may be gone (SIGKILL of the
+ * process ends them, and the release may run on its last thread) or may
+ * not be made, and nodes that start now are cancelled, so this ends.
+ */
+static void wsd_ctx_drain(struct wsd_ctx *ctx)
+{
+	struct wsd_ctx_proc *cp;
+
+	while (!wsd_no_graphs(ctx)) {
+		list_for_each_entry(cp, &ctx->procs, link)
+			wsd_help(cp->pool, wsd_no_graphs, ctx, true);
+		/* A tick at most: the work may be on threads of its own. */
+		wait_var_event_timeout(&ctx->nr_graphs, wsd_no_graphs(ctx), 1);
+	}
 }
 
 /**
@@ -741,8 +844,9 @@ void wsd_ctx_init(struct wsd_ctx *ctx)
  *
  * Nodes that have not started are cancelled (they post -ECANCELED with
  * WSCHED_RES_ABORTED to a CQ nobody reads), running ones finish, held-back
- * completions are dropped at once.  Then the pool, the buffers, the rings
- * and the context go.
+ * completions are dropped at once.  Then the references on the
+ * processes' pools (the last one stops a pool's threads), the buffers,
+ * the rings and the context go.
  */
 void wsd_ctx_release(struct wsd_ctx *ctx)
 {
@@ -751,14 +855,8 @@ void wsd_ctx_release(struct wsd_ctx *ctx)
 	/* Read by nodes as they start; they see it soon enough. */
 	WRITE_ONCE(ctx->closing, true);
 	wsd_cq_drop_held(ctx);
-	/*
-	 * Pairs with the decrement in wsd_graph_put(), each graph's last
-	 * access to the context.
-	 */
-	wait_var_event(&ctx->nr_graphs, !atomic_read(&ctx->nr_graphs));
-
-	if (ctx->pool)
-		ws_pool_destroy(ctx->pool);
+	wsd_ctx_drain(ctx);
+	wsd_ctx_procs_release(ctx);
 	node = llist_del_all(&ctx->cache);
 	llist_for_each_safe(node, tmp, node)
 		kvfree(llist_entry(node, struct wsd_graph, cache_node));

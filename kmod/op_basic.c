@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/wsched.h>
 #include <uapi/linux/wsched.h>
 
@@ -32,8 +33,12 @@ int wsd_spin_run(const struct ws_op_args *args, u64 *value)
 	u64 i;
 
 	for (i = 0; i < args->arg; i++) {
-		if ((i & 1023) == 1023)
+		if ((i & 1023) == 1023) {
+			/* A worker of a process being killed: stop early. */
+			if (fatal_signal_pending(current))
+				return -EINTR;
 			cond_resched();
+		}
 		cpu_relax();
 	}
 	return 0;

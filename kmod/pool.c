@@ -5,7 +5,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cgroup.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/freezer.h>
@@ -150,23 +149,14 @@ static int ws_start_worker(struct ws_pool *pool, unsigned int cpu)
 {
 	struct ws_worker *worker = pool->workers[cpu];
 	struct task_struct *thread;
-	int ret;
 
 	thread = kthread_create_on_node(ws_worker_thread, worker,
 					cpu_to_node(cpu), "ws/%u:%s", cpu,
 					pool->name);
 	if (IS_ERR(thread))
 		return PTR_ERR(thread);
-	if (pool->user) {
-		ret = ws_pool_adopt_thread(pool, thread, current);
-		if (ret) {
-			kthread_stop(thread);
-			return ret;
-		}
-	} else {
-		kthread_bind(thread, cpu);
-		set_user_nice(thread, pool->nice);
-	}
+	kthread_bind(thread, cpu);
+	set_user_nice(thread, pool->nice);
 	/* Read locklessly by ws_spawn_on() as a hint only. */
 	WRITE_ONCE(worker->thread, thread);
 	WRITE_ONCE(pool->nr_threads, pool->nr_threads + 1);
@@ -178,35 +168,6 @@ static int ws_start_worker(struct ws_pool *pool, unsigned int cpu)
  * CPU hotplug: start a worker thread when its CPU comes online, if the
  * pool's mask has the CPU and the pool is below its worker limit.
  */
-/**
- * ws_pool_adopt_thread - put a new thread of a user pool under its owner's
- *	resource controls
- * @pool: a pool from ws_pool_create_user()
- * @thread: a kthread of @pool, created and not yet woken
- * @model: a thread already under them: the creator or a worker of @pool
- *
- * The thread joins every cgroup of @model (cpu.max, cpuset, memory, as
- * vhost does for its owner's workers), takes the nice level @pool was
- * created with and the CPUs its creator was allowed.  It is not bound to
- * one CPU: a cpuset must be able to move it.
- *
- * Context: process context, not under the CPU hotplug lock.
- * Return: 0 or the errno of the cgroup attach.
- */
-int ws_pool_adopt_thread(struct ws_pool *pool, struct task_struct *thread,
-			 struct task_struct *model)
-{
-	int ret;
-
-	ret = cgroup_attach_task_all(model, thread);
-	if (ret)
-		return ret;
-	/* Best effort: the cpuset may have changed since; it set a mask. */
-	set_cpus_allowed_ptr(thread, pool->cpumask);
-	set_user_nice(thread, pool->nice);
-	return 0;
-}
-
 static int ws_cpu_online(unsigned int cpu, struct hlist_node *node)
 {
 	struct ws_pool *pool = hlist_entry(node, struct ws_pool, cpuhp_node);
@@ -268,44 +229,6 @@ static int ws_cpu_offline(unsigned int cpu, struct hlist_node *node)
 	llist_for_each_safe(mail, tmp, mail)
 		ws_inject(pool, llist_entry(mail, struct ws_task, node));
 	return 0;
-}
-
-/*
- * A user pool's workers: one per CPU its creator may run on, created once
- * (not by CPU hotplug: the cgroup attach must not run under the hotplug
- * lock, and unbound threads survive a CPU going offline).
- */
-static int ws_start_user_workers(struct ws_pool *pool)
-{
-	unsigned int cpu;
-	int ret;
-
-	cpus_read_lock();
-	for_each_cpu_and(cpu, pool->cpumask, cpu_online_mask) {
-		cpus_read_unlock();
-		ret = ws_start_worker(pool, cpu);
-		if (ret)
-			return ret;
-		cpus_read_lock();
-	}
-	cpus_read_unlock();
-	return pool->nr_threads ? 0 : -EINVAL;
-}
-
-static void ws_stop_user_workers(struct ws_pool *pool)
-{
-	unsigned int cpu;
-
-	for (cpu = 0; pool->user && pool->workers && cpu < pool->nr_cpus;
-	     cpu++) {
-		struct ws_worker *worker = pool->workers[cpu];
-
-		if (!worker || !worker->thread)
-			continue;
-		kthread_stop(worker->thread);
-		WRITE_ONCE(worker->thread, NULL);
-		WRITE_ONCE(pool->nr_threads, pool->nr_threads - 1);
-	}
 }
 
 static void ws_pool_free(struct ws_pool *pool)
@@ -411,11 +334,10 @@ static struct ws_pool *ws_pool_new(const char *name,
 	pool->user = user;
 	ret = ws_pool_setup(pool, name, attrs);
 	if (!ret && user)
-		ret = ws_start_user_workers(pool);
+		ret = ws_user_init(pool);
 	else if (!ret)
 		ret = cpuhp_state_add_instance(ws_cpuhp_state, &pool->cpuhp_node);
 	if (ret) {
-		ws_stop_user_workers(pool);
 		ws_pool_free(pool);
 		goto err_put;
 	}
@@ -457,11 +379,12 @@ EXPORT_SYMBOL_GPL(ws_pool_create_attrs);
 /**
  * ws_pool_create_user - a pool that runs the work of the calling process
  *
- * For /dev/wsched: the pool's workers run user-submitted work, so they
- * are created under the caller's resource controls (see
- * ws_pool_adopt_thread()): its cgroups, its nice level, the CPUs it may
- * use.  One worker per such CPU that is online now.  The caller may join
- * the pool (ws_pool_execute()) to run its own work.
+ * For /dev/wsched: one per process that submits.  The pool starts with no
+ * thread; its owner grows it with ws_user_grow() from the process's own
+ * context, and idle threads leave (uworker.c): threads of the process
+ * where the kernel has user workers, else kthreads under the process's
+ * resource controls.  The process's threads may join the pool
+ * (ws_pool_execute()) to run its work themselves.
  *
  * Context: process context.
  * Return: the pool or an ERR_PTR().
@@ -550,7 +473,7 @@ void ws_pool_destroy(struct ws_pool *pool)
 	pool->dying = true;
 	cpus_read_unlock();
 	if (pool->user)
-		ws_stop_user_workers(pool);
+		ws_user_stop_all(pool);
 	else
 		cpuhp_state_remove_instance(ws_cpuhp_state, &pool->cpuhp_node);
 	pinned = pool->pinned;

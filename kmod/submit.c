@@ -127,40 +127,15 @@ __wsd_stage_add(struct wsd_build *build, const struct ws_op *op,
 	return 0;
 }
 
-/**
- * wsd_stage_add - stage one checked node into a build
- * @ctx: the context
- * @build: the build
- * @op: the node's operation; the reference moves to the build on success
- * @args: its operands, checked
- * @user_data: its user_data
- * @flags: its flags, checked
- * @nr_preds: number of predecessors, at most WSCHED_MAX_PREDS
- * @kpred: the one predecessor, already in kernel memory, or NULL
- * @preds_ptr: user address of the predecessors when @kpred is NULL
- *
- * Predecessors must have lower numbers than the node (acyclic by
- * construction); they are read once from user memory.
- *
- * Return: 0 or the errno that refuses the graph.
- */
-int wsd_stage_add(struct wsd_ctx *ctx, struct wsd_build *build,
-		  const struct ws_op *op, const struct ws_op_args *args,
-		  u64 user_data, u32 flags, u32 nr_preds, const u32 *kpred,
-		  u64 preds_ptr)
-{
-	return __wsd_stage_add(build, op, args, user_data, flags, nr_preds,
-			       kpred, preds_ptr);
-}
-
 /*
- * Check one entry (the kernel's copy) and stage it into the graph being
- * built.  Return 0 or the errno that refuses the graph.
+ * Check one entry (the kernel's copy) and stage it into @build, a graph
+ * of at most @limit nodes.  The only place that calls an operation's
+ * check.  Return 0 or the errno that refuses the graph.
  */
 static __always_inline int wsd_build_add(struct wsd_ctx *ctx,
-					 const struct wsched_sqe *sqe)
+					 struct wsd_build *build,
+					 const struct wsched_sqe *sqe, u32 limit)
 {
-	struct wsd_build *build = &ctx->build;
 	struct ws_op_args args = {};
 	const struct ws_op *op;
 	u32 idx = build->nr;
@@ -169,8 +144,7 @@ static __always_inline int wsd_build_add(struct wsd_ctx *ctx,
 
 	if (sqe->flags & ~WSCHED_SQE_FLAGS)
 		return -EINVAL;
-	/* wsd_inflight_limit(): lockless, see there. */
-	if (idx + 1 > min(wsd_nodes_limit(), wsd_inflight_limit()))
+	if (idx + 1 > limit)
 		return -E2BIG;
 	if (sqe->nr_preds > WSCHED_MAX_PREDS)
 		return -E2BIG;
@@ -229,6 +203,25 @@ out_put:
 	return ret;
 }
 
+/**
+ * wsd_stage_sqe - check one entry and stage it into a build
+ * @ctx: the context
+ * @build: the build
+ * @sqe: the entry, in kernel memory (read once from user space)
+ * @limit: the most nodes the graph may have
+ *
+ * For WSCHED_IOC_SUBMIT_GRAPH, whose nodes become entries: the same
+ * checks as the rings' (the operation's own check among them), so every
+ * operation has one checker.
+ *
+ * Return: 0 or the errno that refuses the graph.
+ */
+int wsd_stage_sqe(struct wsd_ctx *ctx, struct wsd_build *build,
+		  const struct wsched_sqe *sqe, u32 limit)
+{
+	return wsd_build_add(ctx, build, sqe, limit);
+}
+
 /*
  * A graph whose end entry has not come yet holds no operation between
  * ENTER calls, so that ws_op_unregister() never waits for a build that
@@ -279,12 +272,14 @@ enum wsd_consumed {
 
 /**
  * struct wsd_submission - what one ENTER call consumed
+ * @pool: the submitting process's pool
  * @graphs: graphs built, newest first, not yet launched
  * @error: errno of the refused graph, or 0
  * @serial: serial graphs that ran, their completions not posted yet
  * @posted: serial graphs posted completions without a wake-up
  */
 struct wsd_submission {
+	struct ws_pool *pool;
 	struct wsd_graph *graphs;
 	int error;
 	struct wsd_serial serial;
@@ -314,7 +309,9 @@ wsd_consume(struct wsd_ctx *ctx, const struct wsched_sqe *sqe,
 	    build->nr + 1 <= wsd_inflight_limit())
 		return WSD_LATER;
 
-	ret = wsd_build_add(ctx, sqe);
+	/* wsd_inflight_limit(): lockless, see there. */
+	ret = wsd_build_add(ctx, build, sqe,
+			    min(wsd_nodes_limit(), wsd_inflight_limit()));
 	if (!ret && end)
 		ret = wsd_build_unpark(build);
 	if (!ret && end) {
@@ -351,6 +348,8 @@ static long wsd_submit(struct wsd_ctx *ctx, u32 to_submit, u32 *submitted,
 		return 0;
 
 	mutex_lock(&ctx->lock);
+	/* The graphs built under the lock run in the submitter's pool. */
+	ctx->pool = sub->pool;
 	/*
 	 * Pairs with the application's release store of the tail after it
 	 * wrote the entries: we see them.
@@ -458,6 +457,7 @@ long wsd_enter(struct wsd_ctx *ctx, void __user *arg)
 		pool = wsd_ctx_pool(ctx);
 		if (IS_ERR(pool))
 			return PTR_ERR(pool);
+		sub.pool = pool;
 	}
 
 	ret = wsd_submit(ctx, e.to_submit, &e.submitted, &sub);
@@ -469,6 +469,8 @@ long wsd_enter(struct wsd_ctx *ctx, void __user *arg)
 	w.min_complete = e.min_complete;
 	if (sub.graphs)
 		wsd_graph_launch(sub.graphs, wait && !ret, wsd_enough, &w);
+	else if (!ret && wait)
+		wsd_graph_help(ctx, wsd_enough, &w);
 	if (!ret && wait)
 		ret = wsd_getevents(ctx, e.min_complete, e.timeout_ns);
 	if (copy_to_user(arg, &e, sizeof(e)))

@@ -6,8 +6,10 @@
 #define _WSCHED_INTERNAL_H
 
 #include <linux/cpuhotplug.h>
+#include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/wsched.h>
 
@@ -40,9 +42,13 @@ struct ws_cpu_stats {
  * H: written by the CPU hotplug callbacks (serialised by the hotplug
  *    lock); read locklessly with READ_ONCE() where marked.
  * A: atomic or lock-free; each access says what it pairs with.
+ * U: the user pool's thread management lock (struct ws_uworkers, in
+ *    uworker.c).
  */
 
 struct ws_invoke;
+struct ws_uworkers;
+struct vhost_task;
 
 /* Nested ws_parallel_invoke() calls whose second call a slot keeps private. */
 #define WS_INVOKE_FRAMES	32
@@ -75,6 +81,12 @@ struct ws_invoke;
  *	and read locklessly by thieves, a hint)
  * @inv_published: how many of them, the oldest, were published onto
  *	@deque since; the rest are private (O; as @inv_depth)
+ * @vtsk: the user worker thread of a CPU slot of a user pool, from its
+ *	creation until it is stopped (U)
+ * @ustate: whether a CPU slot of a user pool has a thread (U; its own
+ *	thread also reads it locklessly: only it or U writers after it
+ *	stopped change what it reads)
+ * @uid: the user a kthread of a user pool is counted against (U)
  *
  * A pool has one slot per CPU number, owned by that CPU's worker kthread,
  * and %WS_MAX_JOINED join slots for threads that join it for a while:
@@ -98,6 +110,9 @@ struct ws_worker {
 	unsigned int inv_depth;
 	unsigned int inv_published;
 	struct ws_invoke *inv_frames[WS_INVOKE_FRAMES];
+	struct vhost_task *vtsk;
+	u8 ustate;
+	unsigned int uid;
 };
 
 /**
@@ -121,14 +136,17 @@ struct ws_worker {
  *	wakers run in any context; held for list updates and wake-ups)
  * @idle_list: workers that are asleep or about to sleep (L)
  * @nr_stuck: threads napping in a wait that may not run what is queued (A)
- * @nr_threads: workers with a running thread (H; read with READ_ONCE())
+ * @nr_threads: workers with a running thread (H, or U in a user pool;
+ *	read with READ_ONCE())
  * @cpumask: CPUs the pool may have workers on (I)
  * @max_workers: most worker threads, 0 for no limit (I)
  * @nice: nice level of the worker threads (I)
  * @pinned: the pool holds a reference on the module (I)
  * @joinable: created without attributes: threads that wait join it (I)
  * @user: runs the work of one process, under its resource controls; its
- *	workers are not bound to CPUs and not managed by CPU hotplug (I)
+ *	workers are not bound to CPUs and not managed by CPU hotplug, and
+ *	come and go with its work (I)
+ * @uw: a user pool's thread management (uworker.c) (I)
  * @dying: ws_pool_destroy() is stopping the workers (H)
  * @list: link in the list of all pools (ws_pools_lock)
  * @stats: per-CPU event counters (this_cpu_inc() by whoever counts)
@@ -157,6 +175,7 @@ struct ws_pool {
 	bool joinable;
 	bool user;
 	bool dying;
+	struct ws_uworkers *uw;
 	struct list_head list;
 	struct ws_cpu_stats __percpu *stats;
 	struct hlist_node cpuhp_node;
@@ -168,6 +187,42 @@ struct ws_pool {
 extern bool ws_frozen;
 
 int ws_worker_thread(void *arg);
+bool ws_worker_run(struct ws_worker *worker, bool once);
+
+/*
+ * Workers of user pools (uworker.c).  With WS_USER_WORKERS (compat.h) they
+ * are threads of the submitting process, found through worker_private,
+ * which only io-wq (PF_IO_WORKER) uses among PF_USER_WORKER threads.
+ */
+#ifndef WS_USER_WORKERS
+#define WS_USER_WORKERS 0
+#endif
+
+static __always_inline struct ws_worker *
+ws_user_worker_of(struct task_struct *task)
+{
+#if WS_USER_WORKERS
+	if ((task->flags & (PF_USER_WORKER | PF_IO_WORKER)) == PF_USER_WORKER)
+		return task->worker_private;
+#endif
+	return NULL;
+}
+
+/* Whether @worker's thread (the caller) is told to stop. */
+static __always_inline bool ws_worker_should_stop(struct ws_worker *worker)
+{
+	/* A user worker is stopped by its caller, vhost_task_fn(). */
+	return !ws_user_worker_of(current) && kthread_should_stop();
+}
+
+extern unsigned int ws_worker_idle_ms;
+extern atomic_t ws_nr_user_workers;
+unsigned long ws_user_idle_jiffies(void);
+bool ws_user_retire(struct ws_worker *worker);
+unsigned int ws_user_grow(struct ws_pool *pool, unsigned int want);
+void ws_user_refresh(struct ws_pool *pool);
+int ws_user_init(struct ws_pool *pool);
+void ws_user_stop_all(struct ws_pool *pool);
 void ws_wake_locked(struct ws_pool *pool, struct ws_worker *worker);
 void ws_freeze_pools(bool freeze);
 void ws_reap_compensator(struct ws_worker *slot);
@@ -202,6 +257,8 @@ void ws_spawn_local(struct ws_worker *worker, struct ws_group *group,
 		    struct ws_task *task);
 void ws_wake_idle(struct ws_pool *pool);
 bool ws_help_until(struct ws_worker *worker, bool (*cond)(void *arg),
+		   void *arg);
+bool ws_help_drain(struct ws_worker *worker, bool (*cond)(void *arg),
 		   void *arg);
 struct ws_pool *ws_pool_create_user(void);
 

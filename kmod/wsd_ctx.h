@@ -169,6 +169,11 @@ struct wsd_node {
  * @next: in the list of graphs an ENTER call started
  * @cache_node: in ctx->cache while the block waits for reuse
  * @slot: the graph's own completion
+ * @width: how many of its nodes may run at once, as far as the build can
+ *	tell cheaply: its roots, or the successors of one node, whichever
+ *	is more (at least 1); the workers wsd_graph_launch() asks for
+ * @cred: the submitter's credentials, which its nodes run with (a
+ *	reference; parallel graphs only, dropped when the graph completes)
  * @succs: successors of all nodes, node after node (compressed rows)
  * @nodes: the nodes
  */
@@ -190,6 +195,8 @@ struct wsd_graph {
 	struct wsd_graph *next;
 	struct llist_node cache_node;
 	struct wsd_slot slot;
+	u32 width;
+	const struct cred *cred;
 	u32 *succs;
 	struct wsd_node nodes[];
 };
@@ -220,9 +227,16 @@ struct wsd_serial {
  * @lock: serialises setup, submission, the graph being built, the pool's
  *	creation and buffer registration.  Taken outside mmap_lock (pinning
  *	and copy_from_user run under it), so never taken from ->mmap.
- * @pool: the workers that run this context's graphs, created under the
- *	opener's resource controls on first use (release store under @lock;
- *	acquire loads elsewhere); the submitter joins it to run its graphs
+ * @pool: the pool of the process that holds @lock to submit: the graphs
+ *	it builds run there (@lock)
+ * @procs: the processes that ran graphs here (struct wsd_ctx_proc), with
+ *	a reference on each one's worker set (proc.c); added under @lock,
+ *	dropped at release
+ * @last_proc: the entry of @procs that submitted last (release store
+ *	under @lock, acquire loads elsewhere)
+ * @max_workers: WSCHED_IOC_MAX_WORKERS: most threads this file's graphs
+ *	grow their process's pool to; 0 for the CPUs the process may use
+ *	(plain stores by the ioctl, READ_ONCE() by launches)
  * @closing: the file is being released: nodes that start are cancelled
  * @rings_ready: set (release) once the rings exist; they never change
  *	after that until the file is released
@@ -267,6 +281,9 @@ struct wsd_ctx {
 	atomic64_t graphs_run;
 	struct mutex lock;	/* see @lock above */
 	struct ws_pool *pool;
+	struct list_head procs;
+	struct wsd_ctx_proc *last_proc;
+	u32 max_workers;
 	bool closing;
 	bool rings_ready;
 	struct wsd_region sq;
@@ -303,6 +320,20 @@ struct wsd_ctx {
 	unsigned long pinned_pages;
 	struct mm_struct *mm;
 	struct user_struct *user;
+};
+
+struct wsd_proc;
+
+/**
+ * struct wsd_ctx_proc - a process that ran graphs in a context
+ * @link: in ctx->procs
+ * @proc: the process's entry (proc.c; a reference)
+ * @pool: its pool
+ */
+struct wsd_ctx_proc {
+	struct list_head link;
+	struct wsd_proc *proc;
+	struct ws_pool *pool;
 };
 
 /* Module parameters (dev.c). */
@@ -375,14 +406,16 @@ void wsd_check_ring_layout(void);
 
 /* submit.c */
 long wsd_enter(struct wsd_ctx *ctx, void __user *arg);
-int wsd_stage_add(struct wsd_ctx *ctx, struct wsd_build *build,
-		  const struct ws_op *op, const struct ws_op_args *args,
-		  u64 user_data, u32 flags, u32 nr_preds, const u32 *kpred,
-		  u64 preds_ptr);
+int wsd_stage_sqe(struct wsd_ctx *ctx, struct wsd_build *build,
+		  const struct wsched_sqe *sqe, u32 limit);
 void wsd_build_reset(struct wsd_build *build, bool keep);
 
-/* graph.c */
+/* proc.c */
+extern atomic_t wsd_nr_procs;
 struct ws_pool *wsd_ctx_pool(struct wsd_ctx *ctx);
+void wsd_ctx_procs_release(struct wsd_ctx *ctx);
+
+/* graph.c */
 struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 				  struct wsd_build *build, u64 user_data,
 				  bool sync);
@@ -392,6 +425,9 @@ int wsd_graph_start(struct wsd_ctx *ctx, struct wsd_build *build,
 bool wsd_serial_flush(struct wsd_ctx *ctx, struct wsd_serial *serial);
 void wsd_graph_launch(struct wsd_graph *graphs, bool wait,
 		      bool (*cond)(void *arg), void *arg);
+void wsd_help(struct ws_pool *pool, bool (*cond)(void *arg), void *arg,
+	      bool drain);
+void wsd_graph_help(struct wsd_ctx *ctx, bool (*cond)(void *arg), void *arg);
 void wsd_graph_put(struct wsd_graph *graph);
 void wsd_ctx_init(struct wsd_ctx *ctx);
 void wsd_ctx_release(struct wsd_ctx *ctx);

@@ -462,6 +462,29 @@ void ws_dev_exit(void);
 int ws_dev_init(void) { return 0; }
 void ws_dev_exit(void) { }
 
+/*
+ * ---- uworker.c (user pools' threads) is not built: there are no user
+ * pools here, so nothing calls these but paths that check pool->user.
+ */
+unsigned int ws_worker_idle_ms = 5000;
+atomic_t ws_nr_user_workers;
+unsigned long ws_user_idle_jiffies(void) { return ws_worker_idle_ms; }
+bool ws_user_retire(struct ws_worker *worker) { (void)worker; return false; }
+unsigned int ws_user_grow(struct ws_pool *pool, unsigned int want)
+{
+	(void)pool; (void)want;
+	return 0;
+}
+void ws_user_refresh(struct ws_pool *pool) { (void)pool; }
+int ws_user_init(struct ws_pool *pool) { (void)pool; return -EINVAL; }
+void ws_user_stop_all(struct ws_pool *pool) { (void)pool; }
+int ws_pool_adopt_thread(struct ws_pool *pool, struct task_struct *thread,
+			 struct task_struct *model)
+{
+	(void)pool; (void)thread; (void)model;
+	return -EINVAL;
+}
+
 /* ---- setup ------------------------------------------------------------- */
 void native_init(void)
 {

@@ -154,7 +154,8 @@ struct wsched_graph {
  * @max_nodes: most nodes of one graph (the module parameter max_nodes)
  * @max_preds: WSCHED_MAX_PREDS
  * @max_spin: WSCHED_SPIN_MAX
- * @nr_workers: worker threads of the pool that runs the graphs
+ * @nr_workers: threads that may run the caller's graphs: the CPUs it may
+ *	use, or the file's WSCHED_IOC_MAX_WORKERS cap when lower
  * @nodes_run: nodes whose op ran, submitted through this open file
  * @graphs_run: graphs completed through this open file
  * @sqe_flags: supported WSCHED_SQE_* (and WSCHED_NODE_*) flags of ring
@@ -471,5 +472,12 @@ struct wsched_op_list {
 #define WSCHED_IOC_UNREGISTER_BUFFERS	_IO(WSCHED_IOC_MAGIC, 0x05)
 #define WSCHED_IOC_OP_LOOKUP	_IOWR(WSCHED_IOC_MAGIC, 0x06, struct wsched_op_lookup)
 #define WSCHED_IOC_OP_LIST	_IOWR(WSCHED_IOC_MAGIC, 0x07, struct wsched_op_list)
+/*
+ * The most worker threads this file's graphs may grow the submitting
+ * process's worker set to: in, the new cap (0: leave it, just read); out,
+ * the previous one (0: no cap of the file's own, the CPUs the process may
+ * use).  See Documentation/uapi.rst, "Who runs the graphs".
+ */
+#define WSCHED_IOC_MAX_WORKERS	_IOWR(WSCHED_IOC_MAGIC, 0x08, __u32)
 
 #endif /* _UAPI_LINUX_WSCHED_H */
