@@ -14,6 +14,9 @@
  * - params_out_of_range: the limits refuse values they would not apply.
  * - register_file_backed: page cache of a regular file is not pinned.
  * - unregister_during_build: a half-built graph holds no operation.
+ * - held_completions_hold_no_op: completions held back in a full CQ hold
+ *   no operation: the module of the op their graphs used can be removed
+ *   while the file is open, and after it is closed.
  * - memlock_per_user: RLIMIT_MEMLOCK bounds a user across its processes,
  *   and the probe's max_pinned says so.
  * - enter_readonly_arg: ENTER with a read-only argument consumes nothing.
@@ -532,6 +535,184 @@ TEST(unregister_during_build)
 		close(fd);
 	}
 	ring_close(&r);
+}
+
+/* Load the sample module again, for the tests that follow; 0 or -errno. */
+static int xor_load(void)
+{
+	int fd = open(XOR_KO, O_RDONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_finit_module, fd, "", 0))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* rmmod wsched_op_xor without waiting; 0 or -errno. */
+static int xor_unload(void)
+{
+	return syscall(SYS_delete_module, "wsched_op_xor", O_NONBLOCK) ? -errno : 0;
+}
+
+#define HELD_GRAPHS	4
+
+/*
+ * Open a ring of 4 SQ and 4 CQ entries on @mem, and run HELD_GRAPHS
+ * one-node graphs of sample.xor8 on it: 8 completions for a CQ of 4, so
+ * that 4 are held back once every graph has completed.  NULL or why not.
+ */
+static const char *held_xor_graphs(struct ring *r, struct wsched_buf *b)
+{
+	struct wsched_buf_reg reg = {
+		.size = sizeof(reg), .nr = 1, .bufs_ptr = (uintptr_t)b,
+	};
+	struct wsched_op_lookup l = { .size = sizeof(l) };
+	struct wsched_enter e;
+	struct wsched_sqe sqe;
+	unsigned long long run0;
+	unsigned int g;
+	int ret;
+
+	ret = ring_open(r, 4, 4, 0);
+	if (ret)
+		return why("ring_open: %s", strerror(-ret));
+	ret = xioctl(r->fd, WSCHED_IOC_REGISTER_BUFFERS, &reg);
+	if (ret)
+		return why("REGISTER_BUFFERS: %s", strerror(-ret));
+	snprintf(l.info.name, sizeof(l.info.name), "sample.xor8");
+	ret = xioctl(r->fd, WSCHED_IOC_OP_LOOKUP, &l);
+	if (ret)
+		return why("OP_LOOKUP sample.xor8: %s", strerror(-ret));
+	run0 = nodes_run(r->fd);
+	for (g = 0; g < HELD_GRAPHS; g++) {
+		sqe_range(&sqe, l.info.op, 0, 0, 64, 0, 0, UD(g, 0));
+		sqe.flags = WSCHED_SQE_GRAPH_END;
+		if (!sq_push(r, &sqe))
+			return why("SQ full at graph %u", g);
+	}
+	ret = ring_submit(r, &e);
+	if (ret || e.submitted != HELD_GRAPHS)
+		return why("ENTER: %s, %u submitted", strerror(-ret), e.submitted);
+	/* Held-back completions count: this returns once every graph completed. */
+	ret = ring_wait(r, 2 * HELD_GRAPHS, 60000);
+	if (ret)
+		return why("wait for %u completions: %s", 2 * HELD_GRAPHS,
+			   strerror(-ret));
+	if (load_acq(r->cq_overflow) != HELD_GRAPHS)
+		return why("%u completions held back, not %u",
+			   load_acq(r->cq_overflow), HELD_GRAPHS);
+	if (nodes_run(r->fd) != run0 + HELD_GRAPHS)
+		return why("%llu nodes ran, not %u", nodes_run(r->fd) - run0,
+			   HELD_GRAPHS);
+	return NULL;
+}
+
+/* Reap the 8 completions of held_xor_graphs() and check them. */
+static const char *held_xor_reap(struct ring *r, unsigned char want)
+{
+	struct wsched_cqe c[2 * HELD_GRAPHS];
+	unsigned int n = 0, i, nodes = 0, graphs = 0;
+
+	while (n < 2 * HELD_GRAPHS) {
+		unsigned int got = ring_reap(r, c + n, 2 * HELD_GRAPHS - n);
+
+		n += got;
+		/* ENTER posts the held-back ones where there is room now. */
+		if (!got && ring_wait(r, 1, 10000))
+			return why("only %u completions", n);
+	}
+	if (ring_wait(r, 1, 1) != -ETIME)
+		return why("more than %u completions", n);
+	for (i = 0; i < n; i++) {
+		if (c[i].res)
+			return why("completion %u: res %d", i, c[i].res);
+		if (c[i].flags & WSCHED_CQE_GRAPH) {
+			graphs++;
+			if (c[i].value != 1 || c[i].seq != 1)
+				return why("graph: %llu ran, %u nodes",
+					   (unsigned long long)c[i].value, c[i].seq);
+		} else {
+			nodes++;
+			if (c[i].flags != WSCHED_RES_RAN || c[i].value != want)
+				return why("node: flags %#x value %#llx, want %#x",
+					   c[i].flags,
+					   (unsigned long long)c[i].value, want);
+		}
+	}
+	if (nodes != HELD_GRAPHS || graphs != HELD_GRAPHS)
+		return why("%u node and %u graph completions", nodes, graphs);
+	return NULL;
+}
+
+/*
+ * A completion held back in a full CQ needs nothing but memory: the
+ * graph's operation references go when its last node finishes.  Before,
+ * they went when the completion was reaped, so rmmod of the module of an
+ * operation the graphs used failed with EBUSY for as long as the file
+ * stayed open with a full CQ, and ws_op_unregister() outside a module's
+ * exit slept uninterruptibly that long.  Three rounds: the module goes
+ * while the file is open, then the completions are reaped; it goes while
+ * the file is open, then the file is closed with the completions still
+ * held back (which must not touch the operation, now gone: KASAN would
+ * tell); the file is closed first, then the module goes.
+ */
+TEST(held_completions_hold_no_op)
+{
+	static unsigned char mem[PAGE];
+	struct wsched_buf b = { (uintptr_t)mem, sizeof(mem) };
+	unsigned char want = 0;
+	struct ring r;
+	unsigned int i;
+	int ret;
+
+	if (!getenv("WSCHED_OP_XOR") || access(XOR_KO, R_OK)) {
+		SKIP(return, "the sample module wsched_op_xor.ko is not loaded");
+	}
+	for (i = 0; i < sizeof(mem); i++)
+		mem[i] = i * 7 + 1;
+	for (i = 0; i < 64; i++)
+		want ^= mem[i];
+
+	/* 1: rmmod while the completions are held back, then reap them. */
+	ASSERT_OK(held_xor_graphs(&r, &b));
+	ret = xor_unload();
+	EXPECT_EQ(0, ret) TH_LOG("rmmod with completions held back: %s",
+				 strerror(-ret));
+	EXPECT_OK(held_xor_reap(&r, want));
+	ring_close(&r);
+	if (ret) {
+		/* Closing the file drops what the completions held. */
+		ret = xor_unload();
+		ASSERT_EQ(0, ret) TH_LOG("rmmod after close: %s", strerror(-ret));
+	}
+	ret = xor_load();
+	ASSERT_EQ(0, ret) TH_LOG("insmod %s: %s", XOR_KO, strerror(-ret));
+
+	/* 2: rmmod while they are held back, then close without reaping. */
+	ASSERT_OK(held_xor_graphs(&r, &b));
+	ret = xor_unload();
+	EXPECT_EQ(0, ret) TH_LOG("rmmod with completions held back: %s",
+				 strerror(-ret));
+	ring_close(&r);
+	if (ret) {
+		ret = xor_unload();
+		ASSERT_EQ(0, ret) TH_LOG("rmmod after close: %s", strerror(-ret));
+	}
+	ret = xor_load();
+	ASSERT_EQ(0, ret) TH_LOG("insmod %s: %s", XOR_KO, strerror(-ret));
+
+	/* 3: close with them held back, then rmmod. */
+	ASSERT_OK(held_xor_graphs(&r, &b));
+	ring_close(&r);
+	ret = xor_unload();
+	EXPECT_EQ(0, ret) TH_LOG("rmmod after close: %s", strerror(-ret));
+	/* Back for the tests that follow. */
+	if (!ret) {
+		ret = xor_load();
+		ASSERT_EQ(0, ret) TH_LOG("insmod %s: %s", XOR_KO, strerror(-ret));
+	}
 }
 
 /*
