@@ -151,7 +151,9 @@ static bool wsd_sync_finished(void *arg)
  * Wait for a synchronous graph.  A signal cancels what has not started
  * (the graph still finishes: running nodes complete, the others post
  * -ECANCELED) and gives -EINTR; the freezer's wake-up at suspend is not a
- * signal: the caller freezes and goes on waiting.
+ * signal: the caller freezes and goes on waiting.  Return 0 once the
+ * graph has finished, or -EINTR: then the graph has finished too, unless
+ * a fatal signal came (wsd_sync_finished() tells).
  */
 static int wsd_sync_wait(struct wsd_graph *graph)
 {
@@ -171,7 +173,18 @@ static int wsd_sync_wait(struct wsd_graph *graph)
 	}
 	/* Read by nodes as they start. */
 	WRITE_ONCE(graph->aborted, true);
-	wait_var_event(&graph->finished, wsd_sync_finished(graph));
+	/*
+	 * Only the nodes that run are left.  The signal stays pending until
+	 * we return, so this sleep cannot be interruptible, and we cannot
+	 * help run them (ws_help_until() stops at a pending signal): sleep
+	 * killable, never uninterruptibly, and freezable as above.  A fatal
+	 * signal ends the wait before the graph has finished: the caller
+	 * then writes no results (the process is going away) and drops its
+	 * reference; the graph's running reference keeps the block until
+	 * it completes.  The condition pairs as above.
+	 */
+	___wait_var_event(&graph->finished, wsd_sync_finished(graph),
+			  (TASK_KILLABLE | TASK_FREEZABLE), 0, 0, schedule());
 	return -EINTR;
 }
 
@@ -266,8 +279,15 @@ long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg)
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* The block cache has one taker at a time: under ctx->lock. */
-	mutex_lock(&ctx->lock);
+	/*
+	 * The block cache has one taker at a time: under ctx->lock, taken
+	 * interruptibly as in wsd_submit().  Nothing ran yet, and zeroing
+	 * the results again does no harm: the call can restart.
+	 */
+	if (mutex_lock_interruptible(&ctx->lock)) {
+		ret = -ERESTARTSYS;
+		goto out;
+	}
 	graph = wsd_graph_build(ctx, &build, 0, true);
 	mutex_unlock(&ctx->lock);
 	if (!graph) {
@@ -277,10 +297,16 @@ long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg)
 
 	wsd_graph_launch(graph, true, wsd_sync_finished, graph);
 	ret = wsd_sync_wait(graph);
-	/* Results are written even when interrupted. */
-	ret2 = wsd_copy_results(graph, res, ug.results_ptr);
-	if (!ret)
-		ret = ret2;
+	/*
+	 * Results are written even when interrupted, once the graph has
+	 * finished: not after a fatal signal that ended the wait before.
+	 * wsd_sync_finished()'s acquire makes the nodes' results visible.
+	 */
+	if (wsd_sync_finished(graph)) {
+		ret2 = wsd_copy_results(graph, res, ug.results_ptr);
+		if (!ret)
+			ret = ret2;
+	}
 	wsd_graph_put(graph);
 out:
 	wsd_build_reset(&build, false);

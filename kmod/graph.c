@@ -251,8 +251,9 @@ static __always_inline void wsd_graph_complete(struct wsd_graph *graph)
 	if (graph->sync) {
 		/*
 		 * Pairs with the acquire of the waiter: it sees every
-		 * node's result.  It holds a reference of its own, so the
-		 * graph outlives the wake-up.
+		 * node's result.  Our running reference, dropped below,
+		 * keeps the graph past the wake-up, also when a waiter that
+		 * was killed has dropped its own already.
 		 */
 		smp_store_release(&graph->finished, true);
 		wake_up_var(&graph->finished);

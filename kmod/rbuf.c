@@ -246,7 +246,11 @@ long wsd_register_buffers(struct wsd_ctx *ctx, void __user *arg)
 	if (total > wsd_pinned_limit() >> PAGE_SHIFT)
 		goto out_free;
 
-	mutex_lock(&ctx->lock);
+	/* Interruptible, as in wsd_submit(); nothing is pinned yet. */
+	if (mutex_lock_interruptible(&ctx->lock)) {
+		ret = -ERESTARTSYS;
+		goto out_free;
+	}
 	ret = -EBUSY;
 	if (ctx->bufs)
 		goto out_unlock;
@@ -321,7 +325,9 @@ long wsd_unregister_buffers(struct wsd_ctx *ctx)
 {
 	long ret = 0;
 
-	mutex_lock(&ctx->lock);
+	/* Interruptible, as in wsd_submit(). */
+	if (mutex_lock_interruptible(&ctx->lock))
+		return -ERESTARTSYS;
 	if (!ctx->bufs)
 		ret = -ENXIO;
 	/*

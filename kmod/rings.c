@@ -106,7 +106,9 @@ long wsd_setup(struct wsd_ctx *ctx, void __user *arg)
 	sq_size = WSD_OFF_ARRAY + (size_t)sq * sizeof(struct wsched_sqe);
 	cq_size = WSD_OFF_ARRAY + (size_t)cq * sizeof(struct wsched_cqe);
 
-	mutex_lock(&ctx->lock);
+	/* Interruptible, as in wsd_submit(); nothing is done yet. */
+	if (mutex_lock_interruptible(&ctx->lock))
+		return -ERESTARTSYS;
 	ret = -EBUSY;
 	if (ctx->rings_ready)
 		goto out;

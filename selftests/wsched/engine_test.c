@@ -17,6 +17,10 @@
  * - held_completions_hold_no_op: completions held back in a full CQ hold
  *   no operation: the module of the op their graphs used can be removed
  *   while the file is open, and after it is closed.
+ * - lock_wait_interruptible: while a thread's ENTER holds the file's lock
+ *   in a userfaultfd fault on a predecessor list, the ioctls of other
+ *   threads on the file wait for the lock interruptibly and give EINTR on
+ *   a signal, with nothing done (skipped without userfaultfd).
  * - memlock_per_user: RLIMIT_MEMLOCK bounds a user across its processes,
  *   and the probe's max_pinned says so.
  * - enter_readonly_arg: ENTER with a read-only argument consumes nothing.
@@ -32,6 +36,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -45,6 +51,8 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/userfaultfd.h>
 
 #include "kselftest_harness.h"
 #include "wsched_ring.h"
@@ -713,6 +721,239 @@ TEST(held_completions_hold_no_op)
 		ret = xor_load();
 		ASSERT_EQ(0, ret) TH_LOG("insmod %s: %s", XOR_KO, strerror(-ret));
 	}
+}
+
+/* ---- waits for ctx->lock ------------------------------------------- */
+
+/* A thread whose ENTER faults on a predecessor list, holding ctx->lock. */
+struct lock_holder {
+	struct ring *r;
+	struct wsched_enter e;
+	int ret;
+};
+
+static void *lock_holder_fn(void *arg)
+{
+	struct lock_holder *h = arg;
+
+	h->ret = ring_enter(h->r, 3, 0, 0, 0, &h->e);
+	return NULL;
+}
+
+/* A thread whose ioctl on the same file waits for ctx->lock. */
+struct lock_waiter {
+	const char *name;
+	int fd;
+	unsigned long cmd;
+	void *arg;
+	pthread_t thread;
+	int tid;	/* atomic: set by the thread */
+	int done;	/* atomic: set by the thread once the ioctl returned */
+	int ret;
+};
+
+static void *lock_waiter_fn(void *arg)
+{
+	struct lock_waiter *w = arg;
+
+	__atomic_store_n(&w->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	w->ret = xioctl(w->fd, w->cmd, w->arg);
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* The state letter of a thread of ours (R, S, D, ...), or '?'. */
+static char thread_state(int tid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	if (read_file(path, buf, sizeof(buf)))
+		return '?';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/*
+ * Wait until @w's thread sleeps in its ioctl (S or D, three looks in a
+ * row 10 ms apart), at most 3 s; its state, or what it was last.
+ */
+static char waiter_asleep(struct lock_waiter *w)
+{
+	unsigned int i, asleep = 0;
+	char st = '?';
+	int tid;
+
+	for (i = 0; i < 300 && asleep < 3; i++) {
+		usleep(10000);
+		tid = __atomic_load_n(&w->tid, __ATOMIC_ACQUIRE);
+		if (!tid || __atomic_load_n(&w->done, __ATOMIC_ACQUIRE))
+			continue;
+		st = thread_state(tid);
+		asleep = st == 'S' || st == 'D' ? asleep + 1 : 0;
+	}
+	return st;
+}
+
+static void on_sigusr1(int sig)
+{
+}
+
+/*
+ * A thread that holds ctx->lock can be stalled for as long as its process
+ * likes: ENTER reads predecessor lists with copy_from_user() under it, and
+ * a userfaultfd page never comes in until the process says so.  Every
+ * other ioctl that takes the lock must then wait interruptibly (S, not
+ * D), and give EINTR on a signal with nothing done; before, they slept in
+ * mutex_lock(), unkillable, as long as the fault lasted.  Needs
+ * userfaultfd with kernel faults (root, CONFIG_USERFAULTFD).
+ */
+TEST(lock_wait_interruptible)
+{
+	static __u32 src[PAGE / sizeof(__u32)] __attribute__((aligned(4096)));
+	static unsigned char mem[PAGE];
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register ureg = {
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	struct uffdio_copy copy = { .len = PAGE };
+	struct wsched_buf b = { (uintptr_t)mem, sizeof(mem) };
+	struct wsched_buf_reg reg = {
+		.size = sizeof(reg), .nr = 1, .bufs_ptr = (uintptr_t)&b,
+	};
+	struct wsched_enter e = {
+		.size = sizeof(e), .to_submit = 1,
+	};
+	struct wsched_node node = { .op = WSCHED_OP_NOP };
+	struct wsched_result res;
+	struct wsched_graph g = {
+		.nodes_ptr = (uintptr_t)&node, .nr_nodes = 1,
+		.results_ptr = (uintptr_t)&res, .size = sizeof(g),
+		.node_size = sizeof(node), .result_size = sizeof(res),
+	};
+	struct sigaction sa = { .sa_handler = on_sigusr1 };
+	struct wsched_setup s;
+	struct lock_waiter w[] = {
+		{ .name = "ENTER", .cmd = WSCHED_IOC_ENTER, .arg = &e },
+		{ .name = "SUBMIT_GRAPH", .cmd = WSCHED_IOC_SUBMIT_GRAPH,
+		  .arg = &g },
+		{ .name = "SETUP", .cmd = WSCHED_IOC_SETUP, .arg = &s },
+		{ .name = "REGISTER_BUFFERS",
+		  .cmd = WSCHED_IOC_REGISTER_BUFFERS, .arg = &reg },
+		{ .name = "UNREGISTER_BUFFERS",
+		  .cmd = WSCHED_IOC_UNREGISTER_BUFFERS },
+	};
+	struct wsched_cqe c[8];
+	struct lock_holder h;
+	struct wsched_sqe sqe;
+	struct uffd_msg msg;
+	struct pollfd pfd;
+	pthread_t holder;
+	unsigned int i, k, n, graphs = 0;
+	struct ring r;
+	void *page;
+	int uffd;
+	char st;
+
+	/* Not UFFD_USER_MODE_ONLY: the fault to catch is the kernel's. */
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0 && errno == ENOSYS)
+		SKIP(return, "no userfaultfd in this kernel (CONFIG_USERFAULTFD is not set)");
+	if (uffd < 0)
+		SKIP(return, "userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api))
+		TH_LOG("UFFDIO_API: %s", strerror(errno));
+	page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, page);
+	ureg.range.start = (uintptr_t)page;
+	ureg.range.len = PAGE;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &ureg))
+		TH_LOG("UFFDIO_REGISTER: %s", strerror(errno));
+	/* No SA_RESTART: a call interrupted in its wait fails with EINTR. */
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+
+	ASSERT_EQ(0, ring_open(&r, 8, 0, 0));
+	setup_init(&s, 8, 0, 0);
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		w[i].fd = r.fd;
+	/* Two NOPs, then one after both whose predecessor list faults. */
+	sqe_nop(&sqe, 1);
+	ASSERT_TRUE(sq_push(&r, &sqe));
+	sqe_nop(&sqe, 2);
+	ASSERT_TRUE(sq_push(&r, &sqe));
+	sqe_nop(&sqe, 3);
+	sqe.flags = WSCHED_SQE_GRAPH_END;
+	sqe.nr_preds = 2;
+	sqe.preds_ptr = (uintptr_t)page;
+	ASSERT_TRUE(sq_push(&r, &sqe));
+	memset(&h, 0, sizeof(h));
+	h.r = &r;
+	ASSERT_EQ(0, pthread_create(&holder, NULL, lock_holder_fn, &h));
+	pfd.fd = uffd;
+	pfd.events = POLLIN;
+	ASSERT_EQ(1, poll(&pfd, 1, 5000))
+		TH_LOG("ENTER did not fault on the predecessor list");
+	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+	/* The holder now sleeps in copy_from_user() with ctx->lock held. */
+
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		ASSERT_EQ(0, pthread_create(&w[i].thread, NULL, lock_waiter_fn,
+					    &w[i]));
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
+		st = waiter_asleep(&w[i]);
+		EXPECT_NE('D', st)
+			TH_LOG("%s waits for the file's lock in D state", w[i].name);
+		EXPECT_EQ(0, __atomic_load_n(&w[i].done, __ATOMIC_ACQUIRE))
+			TH_LOG("%s did not wait for the file's lock: %s",
+			       w[i].name, strerror(-w[i].ret));
+	}
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		EXPECT_EQ(0, pthread_kill(w[i].thread, SIGUSR1));
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
+		for (k = 0; k < 300; k++) {
+			if (__atomic_load_n(&w[i].done, __ATOMIC_ACQUIRE))
+				break;
+			usleep(10000);
+		}
+		EXPECT_TRUE(__atomic_load_n(&w[i].done, __ATOMIC_ACQUIRE))
+			TH_LOG("%s not interrupted by a signal in 3 s", w[i].name);
+	}
+
+	/* Let the holder go: its graph is consumed and runs. */
+	src[0] = 0;
+	src[1] = 1;
+	copy.dst = (uintptr_t)page;
+	copy.src = (uintptr_t)src;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_COPY, &copy))
+		TH_LOG("UFFDIO_COPY: %s", strerror(errno));
+	ASSERT_EQ(0, pthread_join(holder, NULL));
+	EXPECT_EQ(0, h.ret) TH_LOG("the holder's ENTER: %s", strerror(-h.ret));
+	EXPECT_EQ(3, h.e.submitted);
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
+		ASSERT_EQ(0, pthread_join(w[i].thread, NULL));
+		EXPECT_EQ(-EINTR, w[i].ret)
+			TH_LOG("%s: %s", w[i].name, strerror(-w[i].ret));
+	}
+	/* The interrupted calls did nothing. */
+	EXPECT_EQ(0, e.submitted);
+	EXPECT_EQ(0, e.sq_error);
+	EXPECT_EQ(-ENXIO, xioctl(r.fd, WSCHED_IOC_UNREGISTER_BUFFERS, NULL));
+	/* The holder's serial graph completed inside its ENTER. */
+	n = ring_reap(&r, c, ARRAY_SIZE(c));
+	EXPECT_EQ(4, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0, c[i].res);
+		if (c[i].flags & WSCHED_CQE_GRAPH) {
+			graphs++;
+			EXPECT_EQ(3, c[i].value);
+		}
+	}
+	EXPECT_EQ(1, graphs);
+	ring_close(&r);
+	munmap(page, PAGE);
+	close(uffd);
 }
 
 /*
