@@ -54,7 +54,8 @@
  * Created on first use, by the thread that submits, under its resource
  * controls; the same pool serves the context until it is released.
  *
- * Return: the pool or an ERR_PTR().
+ * Return: the pool or an ERR_PTR(): -ERESTARTSYS if a signal came while
+ * another call held ctx->lock (the callers have done nothing yet).
  */
 struct ws_pool *wsd_ctx_pool(struct wsd_ctx *ctx)
 {
@@ -63,7 +64,9 @@ struct ws_pool *wsd_ctx_pool(struct wsd_ctx *ctx)
 
 	if (likely(pool))
 		return pool;
-	mutex_lock(&ctx->lock);
+	/* Interruptible, as in wsd_submit(). */
+	if (mutex_lock_interruptible(&ctx->lock))
+		return ERR_PTR(-ERESTARTSYS);
 	pool = ctx->pool;
 	if (!pool) {
 		pool = ws_pool_create_user();
