@@ -89,12 +89,17 @@ long wsd_setup(struct wsd_ctx *ctx, void __user *arg)
 			return -EINVAL;
 		sq = wsd_sq_limit();
 	}
+	/*
+	 * A CQ smaller than the SQ is refused: compare with the SQ size in
+	 * force, clamped but not rounded yet (as asked for), not with what
+	 * was asked for before WSCHED_SETUP_CLAMP clamped it.
+	 */
+	if (cq && cq < sq)
+		return -EINVAL;
 	sq = roundup_pow_of_two(sq);
 	if (!cq) {
 		cq = min(2 * sq, wsd_cq_limit());
 	} else {
-		if (cq < p.sq_entries)
-			return -EINVAL;
 		if (cq > wsd_cq_limit()) {
 			if (!(p.flags & WSCHED_SETUP_CLAMP))
 				return -EINVAL;
