@@ -27,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 #include <linux/wait_bit.h>
 #include <linux/wsched.h>
 #include <uapi/linux/wsched.h>
@@ -354,8 +355,13 @@ static long wsd_probe(struct wsd_ctx *ctx, void __user *arg)
 	p.sqe_flags = WSCHED_SQE_FLAGS;
 	p.max_inflight = wsd_inflight_limit();
 	p.max_pinned = wsd_pinned_limit();
-	/* What the caller may pin: RLIMIT_MEMLOCK binds too (rbuf.c). */
-	if (!capable(CAP_IPC_LOCK))
+	/*
+	 * What the caller may pin: RLIMIT_MEMLOCK binds too (rbuf.c).  The
+	 * same check as the registration's capable(), without its audit
+	 * record: asking what one may pin uses no privilege, and a probe
+	 * per context would flood the audit log.
+	 */
+	if (!ns_capable_noaudit(&init_user_ns, CAP_IPC_LOCK))
 		p.max_pinned = min_t(u64, p.max_pinned,
 				     rlimit(RLIMIT_MEMLOCK) & PAGE_MASK);
 	p.max_sq_entries = wsd_sq_limit();
