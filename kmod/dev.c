@@ -23,9 +23,11 @@
 #include <linux/module.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 #include <linux/wait_bit.h>
 #include <linux/wsched.h>
 #include <uapi/linux/wsched.h>
@@ -150,7 +152,9 @@ static bool wsd_sync_finished(void *arg)
  * Wait for a synchronous graph.  A signal cancels what has not started
  * (the graph still finishes: running nodes complete, the others post
  * -ECANCELED) and gives -EINTR; the freezer's wake-up at suspend is not a
- * signal: the caller freezes and goes on waiting.
+ * signal: the caller freezes and goes on waiting.  Return 0 once the
+ * graph has finished, or -EINTR: then the graph has finished too, unless
+ * a fatal signal came (wsd_sync_finished() tells).
  */
 static int wsd_sync_wait(struct wsd_graph *graph)
 {
@@ -171,13 +175,18 @@ static int wsd_sync_wait(struct wsd_graph *graph)
 	/* Read by nodes as they start. */
 	WRITE_ONCE(graph->aborted, true);
 	/*
-	 * Run what is left (cancelled, so it ends soon): the pool may have
-	 * no thread, and none can be made while our signal is pending.
+	 * Run what is left: cancelled now, so it ends soon, and the pool
+	 * may have no thread (none can be made while our signal is
+	 * pending).  Between rounds sleep killable, never uninterruptibly.
+	 * A fatal signal ends the wait before the graph has finished: the
+	 * caller then writes no results (the process is going away) and
+	 * drops its reference; the graph's running reference keeps the
+	 * block until it completes, and the file's release runs the rest.
 	 */
-	while (!wsd_sync_finished(graph)) {
+	while (!wsd_sync_finished(graph) && !fatal_signal_pending(current)) {
 		wsd_help(graph->group.pool, wsd_sync_finished, graph, true);
-		wait_var_event_timeout(&graph->finished,
-				       wsd_sync_finished(graph), 1);
+		if (!wsd_sync_finished(graph))
+			schedule_timeout_killable(1);
 	}
 	return -EINTR;
 }
@@ -273,8 +282,15 @@ long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg)
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* The block cache has one taker at a time: under ctx->lock. */
-	mutex_lock(&ctx->lock);
+	/*
+	 * The block cache has one taker at a time: under ctx->lock, taken
+	 * interruptibly as in wsd_submit().  Nothing ran yet, and zeroing
+	 * the results again does no harm: the call can restart.
+	 */
+	if (mutex_lock_interruptible(&ctx->lock)) {
+		ret = -ERESTARTSYS;
+		goto out;
+	}
 	ctx->pool = pool;
 	graph = wsd_graph_build(ctx, &build, 0, true);
 	mutex_unlock(&ctx->lock);
@@ -285,10 +301,16 @@ long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg)
 
 	wsd_graph_launch(graph, true, wsd_sync_finished, graph);
 	ret = wsd_sync_wait(graph);
-	/* Results are written even when interrupted. */
-	ret2 = wsd_copy_results(graph, res, ug.results_ptr);
-	if (!ret)
-		ret = ret2;
+	/*
+	 * Results are written even when interrupted, once the graph has
+	 * finished: not after a fatal signal that ended the wait before.
+	 * wsd_sync_finished()'s acquire makes the nodes' results visible.
+	 */
+	if (wsd_sync_finished(graph)) {
+		ret2 = wsd_copy_results(graph, res, ug.results_ptr);
+		if (!ret)
+			ret = ret2;
+	}
 	wsd_graph_put(graph);
 out:
 	wsd_build_reset(&build, false);
@@ -337,8 +359,13 @@ static long wsd_probe(struct wsd_ctx *ctx, void __user *arg)
 	p.sqe_flags = WSCHED_SQE_FLAGS;
 	p.max_inflight = wsd_inflight_limit();
 	p.max_pinned = wsd_pinned_limit();
-	/* What the caller may pin: RLIMIT_MEMLOCK binds too (rbuf.c). */
-	if (!capable(CAP_IPC_LOCK))
+	/*
+	 * What the caller may pin: RLIMIT_MEMLOCK binds too (rbuf.c).  The
+	 * same check as the registration's capable(), without its audit
+	 * record: asking what one may pin uses no privilege, and a probe
+	 * per context would flood the audit log.
+	 */
+	if (!ns_capable_noaudit(&init_user_ns, CAP_IPC_LOCK))
 		p.max_pinned = min_t(u64, p.max_pinned,
 				     rlimit(RLIMIT_MEMLOCK) & PAGE_MASK);
 	p.max_sq_entries = wsd_sq_limit();
@@ -405,8 +432,8 @@ static long wsd_max_workers(struct wsd_ctx *ctx, u32 __user *arg)
 
 	if (get_user(cap, arg))
 		return -EFAULT;
-	if (mutex_lock_killable(&ctx->lock))
-		return -EINTR;
+	if (mutex_lock_interruptible(&ctx->lock))
+		return -ERESTARTSYS;
 	old = ctx->max_workers;
 	if (put_user(old, arg)) {
 		mutex_unlock(&ctx->lock);

@@ -109,6 +109,16 @@ static __always_inline void wsd_block_put(struct wsd_ctx *ctx,
 	kvfree(graph);
 }
 
+/*
+ * Every node of @graph has finished: drop its operation references, so
+ * that what outlives that point (held-back completions, a synchronous
+ * waiter reading the results) needs nothing but the block.  Otherwise a
+ * completion held back in a full CQ would keep a registered operation,
+ * and the module that owns it, for as long as the file stays open:
+ * rmmod fails and ws_op_unregister() waits.  Must come before the
+ * graph's completion is posted (or its waiter woken), so that whoever
+ * sees that the graph completed can remove the module.
+ */
 static __always_inline void wsd_graph_drop_ops(struct wsd_graph *graph)
 {
 	u32 i;
@@ -124,8 +134,10 @@ static __always_inline void wsd_graph_drop_ops(struct wsd_graph *graph)
  * back in a full CQ takes another reference (wsd_post_locked(), from
  * wsd_serial_flush() on this thread), and then the graph is counted
  * before our reference goes, so that the count never drops below zero,
- * and lives on like any other.  Otherwise ours is the only reference, and a small block goes
- * to ctx->spares, for the next graphs, with no atomic operation at all.
+ * and lives on like any other.  Otherwise ours is the only reference,
+ * and a small block goes to ctx->spares, for the next graphs, with no
+ * atomic operation at all.  Its operations were dropped when it ran
+ * (wsd_graph_run_serial()).
  */
 static __always_inline void wsd_graph_put_serial(struct wsd_graph *graph)
 {
@@ -143,7 +155,6 @@ static __always_inline void wsd_graph_put_serial(struct wsd_graph *graph)
 	 * the block after it.
 	 */
 	smp_acquire__after_ctrl_dep();
-	wsd_graph_drop_ops(graph);
 	if (ctx->nr_spares < WSD_SERIAL_BATCH &&
 	    wsd_block_size(graph->cap_nodes, graph->cap_edges) <=
 	    WSD_CACHE_MAX_BYTES)
@@ -156,8 +167,9 @@ static __always_inline void wsd_graph_put_serial(struct wsd_graph *graph)
  * wsd_graph_put - drop a reference to a graph
  * @graph: the graph
  *
- * The last one releases its operations and gives its block back.  Must
- * not be called under a spinlock (the block may be vfree()d).
+ * The last one gives its block back; the graph's operations went when it
+ * completed (wsd_graph_drop_ops()).  Must not be called under a spinlock
+ * (the block may be vfree()d).
  */
 void wsd_graph_put(struct wsd_graph *graph)
 {
@@ -165,7 +177,6 @@ void wsd_graph_put(struct wsd_graph *graph)
 
 	if (!refcount_dec_and_test(&graph->refs))
 		return;
-	wsd_graph_drop_ops(graph);
 	wsd_block_put(ctx, graph);
 	/*
 	 * Our last access to the context.  Fully ordered: the block is
@@ -178,8 +189,9 @@ void wsd_graph_put(struct wsd_graph *graph)
 }
 
 /*
- * Every node of @graph has finished: count it, post its completion (or
- * wake its synchronous waiter) and drop the running reference.
+ * Every node of @graph has finished: count it, drop its operations, post
+ * its completion (or wake its synchronous waiter) and drop the running
+ * reference.
  */
 static __always_inline void wsd_graph_complete(struct wsd_graph *graph)
 {
@@ -199,6 +211,13 @@ static __always_inline void wsd_graph_complete(struct wsd_graph *graph)
 	atomic64_add(ran, &ctx->nodes_run);
 	atomic64_inc(&ctx->graphs_run);
 	/*
+	 * No node uses its operation any more: every node task returned
+	 * before the group's fully ordered decrement that this callback
+	 * follows.  wsd_op_put()'s own fully ordered decrement orders that
+	 * before ws_op_unregister() sees the users gone.
+	 */
+	wsd_graph_drop_ops(graph);
+	/*
 	 * Before the completion is posted: whoever sees it may unregister
 	 * the buffers at once.  Every node is done before the count drops;
 	 * pairs with the acquire in wsd_unregister_buffers().
@@ -208,8 +227,9 @@ static __always_inline void wsd_graph_complete(struct wsd_graph *graph)
 	if (graph->sync) {
 		/*
 		 * Pairs with the acquire of the waiter: it sees every
-		 * node's result.  It holds a reference of its own, so the
-		 * graph outlives the wake-up.
+		 * node's result.  Our running reference, dropped below,
+		 * keeps the graph past the wake-up, also when a waiter that
+		 * was killed has dropped its own already.
 		 */
 		smp_store_release(&graph->finished, true);
 		wake_up_var(&graph->finished);
@@ -456,6 +476,8 @@ static void wsd_graph_run_serial(struct wsd_graph *graph,
 			WRITE_ONCE(graph->nodes[s].dep_failed, true);
 		}
 	}
+	/* Every node ran on this thread: the operations are done with. */
+	wsd_graph_drop_ops(graph);
 	/* Plain counters of this thread (wsd_graph_count()). */
 	cqe->res = atomic_read(&graph->error);
 	cqe->flags = WSCHED_CQE_GRAPH;

@@ -114,7 +114,7 @@ static void wsd_proc_put(struct wsd_proc *proc)
  * (ws_user_refresh()).
  *
  * Context: process context, not under @ctx->lock.
- * Return: the pool, or an ERR_PTR(): -ENOMEM, -EINTR.
+ * Return: the pool, or an ERR_PTR(): -ENOMEM, -ERESTARTSYS.
  */
 struct ws_pool *wsd_ctx_pool(struct wsd_ctx *ctx)
 {
@@ -126,8 +126,9 @@ struct ws_pool *wsd_ctx_pool(struct wsd_ctx *ctx)
 
 	if (likely(cp && cp->proc->tgid == tgid))
 		goto found;
-	if (mutex_lock_killable(&ctx->lock))
-		return ERR_PTR(-EINTR);
+	/* Interruptible, as in wsd_submit(): nothing is done yet. */
+	if (mutex_lock_interruptible(&ctx->lock))
+		return ERR_PTR(-ERESTARTSYS);
 	list_for_each_entry(cp, &ctx->procs, link)
 		if (cp->proc->tgid == tgid)
 			goto publish;

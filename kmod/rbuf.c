@@ -51,7 +51,16 @@ int wsd_range(struct wsd_ctx *ctx, u32 buf, u64 off, u64 len, void **kaddr)
 	return 0;
 }
 
-static void wsd_bufs_free(struct wsd_ctx *ctx, struct wsd_buf *bufs, u32 nr)
+/*
+ * Unpin and free @nr buffers.  @written: nodes may have written them
+ * (registered buffers are the targets of MEMCPY, MEMSET and registered
+ * operations): the pages are marked dirty as they are unpinned, or the
+ * kernel's writes through the kernel mapping, which no page table sees,
+ * could be dropped with a clean page (shmem, hugetlbfs) or never written
+ * back.
+ */
+static void wsd_bufs_free(struct wsd_ctx *ctx, struct wsd_buf *bufs, u32 nr,
+			  bool written)
 {
 	u32 i;
 
@@ -59,7 +68,8 @@ static void wsd_bufs_free(struct wsd_ctx *ctx, struct wsd_buf *bufs, u32 nr)
 		if (bufs[i].map)
 			vunmap(bufs[i].map);
 		if (bufs[i].pages)
-			unpin_user_pages(bufs[i].pages, bufs[i].nr_pages);
+			unpin_user_pages_dirty_lock(bufs[i].pages,
+						    bufs[i].nr_pages, written);
 		kvfree(bufs[i].pages);
 	}
 	kvfree(bufs);
@@ -246,7 +256,11 @@ long wsd_register_buffers(struct wsd_ctx *ctx, void __user *arg)
 	if (total > wsd_pinned_limit() >> PAGE_SHIFT)
 		goto out_free;
 
-	mutex_lock(&ctx->lock);
+	/* Interruptible, as in wsd_submit(); nothing is pinned yet. */
+	if (mutex_lock_interruptible(&ctx->lock)) {
+		ret = -ERESTARTSYS;
+		goto out_free;
+	}
 	ret = -EBUSY;
 	if (ctx->bufs)
 		goto out_unlock;
@@ -285,7 +299,8 @@ long wsd_register_buffers(struct wsd_ctx *ctx, void __user *arg)
 out_unlock:
 	mutex_unlock(&ctx->lock);
 out_free:
-	wsd_bufs_free(ctx, bufs, reg.nr);
+	/* Never registered: no node wrote them. */
+	wsd_bufs_free(ctx, bufs, reg.nr, false);
 	kfree(ubufs);
 	return ret;
 }
@@ -298,7 +313,7 @@ void wsd_bufs_release(struct wsd_ctx *ctx)
 {
 	if (!ctx->bufs)
 		return;
-	wsd_bufs_free(ctx, ctx->bufs, ctx->nr_bufs);
+	wsd_bufs_free(ctx, ctx->bufs, ctx->nr_bufs, true);
 	account_locked_vm(ctx->mm, ctx->pinned_pages, false);
 	wsd_user_uncharge(ctx->user, ctx->pinned_pages);
 	atomic_long_sub(ctx->pinned_pages, &wsd_nr_pinned);
@@ -321,7 +336,9 @@ long wsd_unregister_buffers(struct wsd_ctx *ctx)
 {
 	long ret = 0;
 
-	mutex_lock(&ctx->lock);
+	/* Interruptible, as in wsd_submit(). */
+	if (mutex_lock_interruptible(&ctx->lock))
+		return -ERESTARTSYS;
 	if (!ctx->bufs)
 		ret = -ENXIO;
 	/*

@@ -89,12 +89,17 @@ long wsd_setup(struct wsd_ctx *ctx, void __user *arg)
 			return -EINVAL;
 		sq = wsd_sq_limit();
 	}
+	/*
+	 * A CQ smaller than the SQ is refused: compare with the SQ size in
+	 * force, clamped but not rounded yet (as asked for), not with what
+	 * was asked for before WSCHED_SETUP_CLAMP clamped it.
+	 */
+	if (cq && cq < sq)
+		return -EINVAL;
 	sq = roundup_pow_of_two(sq);
 	if (!cq) {
 		cq = min(2 * sq, wsd_cq_limit());
 	} else {
-		if (cq < p.sq_entries)
-			return -EINVAL;
 		if (cq > wsd_cq_limit()) {
 			if (!(p.flags & WSCHED_SETUP_CLAMP))
 				return -EINVAL;
@@ -106,7 +111,9 @@ long wsd_setup(struct wsd_ctx *ctx, void __user *arg)
 	sq_size = WSD_OFF_ARRAY + (size_t)sq * sizeof(struct wsched_sqe);
 	cq_size = WSD_OFF_ARRAY + (size_t)cq * sizeof(struct wsched_cqe);
 
-	mutex_lock(&ctx->lock);
+	/* Interruptible, as in wsd_submit(); nothing is done yet. */
+	if (mutex_lock_interruptible(&ctx->lock))
+		return -ERESTARTSYS;
 	ret = -EBUSY;
 	if (ctx->rings_ready)
 		goto out;

@@ -347,7 +347,14 @@ static long wsd_submit(struct wsd_ctx *ctx, u32 to_submit, u32 *submitted,
 	if (!to_submit)
 		return 0;
 
-	mutex_lock(&ctx->lock);
+	/*
+	 * Interruptible: the holder may be another thread of a process
+	 * that shares the file, blocked for as long as it likes in a fault
+	 * on a predecessor list (userfaultfd), which wsd_build_add() reads
+	 * under the lock.  Nothing is consumed yet: the call can restart.
+	 */
+	if (mutex_lock_interruptible(&ctx->lock))
+		return -ERESTARTSYS;
 	/* The graphs built under the lock run in the submitter's pool. */
 	ctx->pool = sub->pool;
 	/*

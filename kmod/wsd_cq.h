@@ -55,7 +55,8 @@ static __always_inline void wsd_wake(struct wsd_ctx *ctx)
  * @slot: the completion, in a node or graph that stays valid meanwhile
  *
  * Holds it back behind earlier held-back ones when the CQ is full; the
- * slot's graph then stays allocated until it is posted.  The caller wakes
+ * slot's graph then stays allocated until it is posted, but keeps no
+ * operation once it has completed (wsd_graph_drop_ops()).  The caller wakes
  * waiters (wsd_wake()) once it has dropped the lock.
  */
 static __always_inline void wsd_post_locked(struct wsd_ctx *ctx,

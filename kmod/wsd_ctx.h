@@ -59,6 +59,9 @@ struct wsd_buf {
  * @link: in ctx->held while the CQ is full
  * @graph: the graph it belongs to (kept alive while the slot is held)
  * @cqe: the completion
+ *
+ * A held slot needs nothing but memory: the graph's operations are
+ * dropped when its last node finishes, held-back completions or not.
  */
 struct wsd_slot {
 	struct list_head link;
@@ -115,7 +118,8 @@ struct wsd_build {
  * struct wsd_node - a node of a running graph
  * @task: the task that runs it
  * @graph: its graph
- * @op: its operation (a reference from wsd_op_get())
+ * @op: its operation (a reference from wsd_op_get(), dropped when the
+ *	graph completes: every node has finished)
  * @args: the operation's operands
  * @flags: WSCHED_SQE_* and WSCHED_NODE_* flags of its entry
  * @pending: predecessors that have not finished; set when the graph is

@@ -13,7 +13,16 @@
  *   submission fails in turn, and each refused graph ran nothing.
  * - params_out_of_range: the limits refuse values they would not apply.
  * - register_file_backed: page cache of a regular file is not pinned.
+ * - writes_reach_shared_file: what MEMSET nodes write into a registered
+ *   MAP_SHARED memfd reads back from the file after unregistering.
  * - unregister_during_build: a half-built graph holds no operation.
+ * - held_completions_hold_no_op: completions held back in a full CQ hold
+ *   no operation: the module of the op their graphs used can be removed
+ *   while the file is open, and after it is closed.
+ * - lock_wait_interruptible: while a thread's ENTER holds the file's lock
+ *   in a userfaultfd fault on a predecessor list, the ioctls of other
+ *   threads on the file wait for the lock interruptibly and give EINTR on
+ *   a signal, with nothing done (skipped without userfaultfd).
  * - memlock_per_user: RLIMIT_MEMLOCK bounds a user across its processes,
  *   and the probe's max_pinned says so.
  * - enter_readonly_arg: ENTER with a read-only argument consumes nothing.
@@ -29,6 +38,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,6 +53,8 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/userfaultfd.h>
 
 #include "kselftest_harness.h"
 #include "wsched_ring.h"
@@ -470,6 +483,64 @@ TEST(register_file_backed)
 }
 
 /*
+ * What nodes write into a registered MAP_SHARED shmem page reaches the
+ * file: unregistered, synced and unmapped, the file reads back what the
+ * MEMSET nodes wrote, page by page.  The kernel writes through its own
+ * mapping, which no page table sees, so unpinning must mark the pages
+ * dirty (unpin_user_pages_dirty_lock()); a page left clean could be
+ * dropped instead of written out (to swap, for shmem: the guest has none,
+ * so this mostly checks the data path, and KASAN and the page checks of
+ * the debug kernel the unpinning).
+ */
+TEST(writes_reach_shared_file)
+{
+	unsigned char page[PAGE];
+	struct wsched_buf b;
+	struct wsched_buf_reg reg = {
+		.size = sizeof(reg), .nr = 1, .bufs_ptr = (uintptr_t)&b,
+	};
+	struct wsched_sqe sqe;
+	struct ring r;
+	unsigned int i, k, bad;
+	unsigned char *shm;
+	int mfd, ret;
+
+	mfd = memfd_create("wsched_dirty", MFD_CLOEXEC);
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(0, ftruncate(mfd, 4 * PAGE));
+	shm = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	ASSERT_NE(MAP_FAILED, shm);
+	/* Not touched before: pinning faults the pages in. */
+	ASSERT_EQ(0, ring_open(&r, 8, 0, 0));
+	b.addr = (uintptr_t)shm;
+	b.len = 4 * PAGE;
+	ASSERT_EQ(0, xioctl(r.fd, WSCHED_IOC_REGISTER_BUFFERS, &reg));
+	/* One graph: a MEMSET node per page, each its own value. */
+	for (i = 0; i < 4; i++) {
+		sqe_range(&sqe, WSCHED_OP_MEMSET, 0, i * PAGE, PAGE, 0,
+			  0x51 + i, i);
+		if (i == 3)
+			sqe.flags = WSCHED_SQE_GRAPH_END;
+		ASSERT_TRUE(sq_push(&r, &sqe));
+	}
+	ASSERT_EQ(0, submit_wait(&r, 5));
+	ret = reap_graph(&r);
+	EXPECT_EQ(0, ret) TH_LOG("MEMSET graph: %s", strerror(-ret));
+	EXPECT_EQ(0, xioctl(r.fd, WSCHED_IOC_UNREGISTER_BUFFERS, NULL));
+	EXPECT_EQ(0, msync(shm, 4 * PAGE, MS_SYNC));
+	EXPECT_EQ(0, munmap(shm, 4 * PAGE));
+	ring_close(&r);
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(PAGE, pread(mfd, page, PAGE, i * PAGE));
+		for (k = 0, bad = 0; k < PAGE; k++)
+			bad += page[k] != 0x51 + i;
+		EXPECT_EQ(0, bad) TH_LOG("page %u: %u bytes are not %#x",
+					 i, bad, 0x51 + i);
+	}
+	close(mfd);
+}
+
+/*
  * A graph whose end entry has not come yet holds no operation between
  * ENTER calls: the module of a registered operation it uses can go away
  * (before, rmmod failed with EBUSY, and ws_op_unregister() outside a
@@ -532,6 +603,417 @@ TEST(unregister_during_build)
 		close(fd);
 	}
 	ring_close(&r);
+}
+
+/* Load the sample module again, for the tests that follow; 0 or -errno. */
+static int xor_load(void)
+{
+	int fd = open(XOR_KO, O_RDONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_finit_module, fd, "", 0))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* rmmod wsched_op_xor without waiting; 0 or -errno. */
+static int xor_unload(void)
+{
+	return syscall(SYS_delete_module, "wsched_op_xor", O_NONBLOCK) ? -errno : 0;
+}
+
+#define HELD_GRAPHS	4
+
+/*
+ * Open a ring of 4 SQ and 4 CQ entries on @mem, and run HELD_GRAPHS
+ * one-node graphs of sample.xor8 on it: 8 completions for a CQ of 4, so
+ * that 4 are held back once every graph has completed.  NULL or why not.
+ */
+static const char *held_xor_graphs(struct ring *r, struct wsched_buf *b)
+{
+	struct wsched_buf_reg reg = {
+		.size = sizeof(reg), .nr = 1, .bufs_ptr = (uintptr_t)b,
+	};
+	struct wsched_op_lookup l = { .size = sizeof(l) };
+	struct wsched_enter e;
+	struct wsched_sqe sqe;
+	unsigned long long run0;
+	unsigned int g;
+	int ret;
+
+	ret = ring_open(r, 4, 4, 0);
+	if (ret)
+		return why("ring_open: %s", strerror(-ret));
+	ret = xioctl(r->fd, WSCHED_IOC_REGISTER_BUFFERS, &reg);
+	if (ret)
+		return why("REGISTER_BUFFERS: %s", strerror(-ret));
+	snprintf(l.info.name, sizeof(l.info.name), "sample.xor8");
+	ret = xioctl(r->fd, WSCHED_IOC_OP_LOOKUP, &l);
+	if (ret)
+		return why("OP_LOOKUP sample.xor8: %s", strerror(-ret));
+	run0 = nodes_run(r->fd);
+	for (g = 0; g < HELD_GRAPHS; g++) {
+		sqe_range(&sqe, l.info.op, 0, 0, 64, 0, 0, UD(g, 0));
+		sqe.flags = WSCHED_SQE_GRAPH_END;
+		if (!sq_push(r, &sqe))
+			return why("SQ full at graph %u", g);
+	}
+	ret = ring_submit(r, &e);
+	if (ret || e.submitted != HELD_GRAPHS)
+		return why("ENTER: %s, %u submitted", strerror(-ret), e.submitted);
+	/* Held-back completions count: this returns once every graph completed. */
+	ret = ring_wait(r, 2 * HELD_GRAPHS, 60000);
+	if (ret)
+		return why("wait for %u completions: %s", 2 * HELD_GRAPHS,
+			   strerror(-ret));
+	if (load_acq(r->cq_overflow) != HELD_GRAPHS)
+		return why("%u completions held back, not %u",
+			   load_acq(r->cq_overflow), HELD_GRAPHS);
+	if (nodes_run(r->fd) != run0 + HELD_GRAPHS)
+		return why("%llu nodes ran, not %u", nodes_run(r->fd) - run0,
+			   HELD_GRAPHS);
+	return NULL;
+}
+
+/* Reap the 8 completions of held_xor_graphs() and check them. */
+static const char *held_xor_reap(struct ring *r, unsigned char want)
+{
+	struct wsched_cqe c[2 * HELD_GRAPHS];
+	unsigned int n = 0, i, nodes = 0, graphs = 0;
+
+	while (n < 2 * HELD_GRAPHS) {
+		unsigned int got = ring_reap(r, c + n, 2 * HELD_GRAPHS - n);
+
+		n += got;
+		/* ENTER posts the held-back ones where there is room now. */
+		if (!got && ring_wait(r, 1, 10000))
+			return why("only %u completions", n);
+	}
+	if (ring_wait(r, 1, 1) != -ETIME)
+		return why("more than %u completions", n);
+	for (i = 0; i < n; i++) {
+		if (c[i].res)
+			return why("completion %u: res %d", i, c[i].res);
+		if (c[i].flags & WSCHED_CQE_GRAPH) {
+			graphs++;
+			if (c[i].value != 1 || c[i].seq != 1)
+				return why("graph: %llu ran, %u nodes",
+					   (unsigned long long)c[i].value, c[i].seq);
+		} else {
+			nodes++;
+			if (c[i].flags != WSCHED_RES_RAN || c[i].value != want)
+				return why("node: flags %#x value %#llx, want %#x",
+					   c[i].flags,
+					   (unsigned long long)c[i].value, want);
+		}
+	}
+	if (nodes != HELD_GRAPHS || graphs != HELD_GRAPHS)
+		return why("%u node and %u graph completions", nodes, graphs);
+	return NULL;
+}
+
+/*
+ * A completion held back in a full CQ needs nothing but memory: the
+ * graph's operation references go when its last node finishes.  Before,
+ * they went when the completion was reaped, so rmmod of the module of an
+ * operation the graphs used failed with EBUSY for as long as the file
+ * stayed open with a full CQ, and ws_op_unregister() outside a module's
+ * exit slept uninterruptibly that long.  Three rounds: the module goes
+ * while the file is open, then the completions are reaped; it goes while
+ * the file is open, then the file is closed with the completions still
+ * held back (which must not touch the operation, now gone: KASAN would
+ * tell); the file is closed first, then the module goes.
+ */
+TEST(held_completions_hold_no_op)
+{
+	static unsigned char mem[PAGE];
+	struct wsched_buf b = { (uintptr_t)mem, sizeof(mem) };
+	unsigned char want = 0;
+	struct ring r;
+	unsigned int i;
+	int ret;
+
+	if (!getenv("WSCHED_OP_XOR") || access(XOR_KO, R_OK)) {
+		SKIP(return, "the sample module wsched_op_xor.ko is not loaded");
+	}
+	for (i = 0; i < sizeof(mem); i++)
+		mem[i] = i * 7 + 1;
+	for (i = 0; i < 64; i++)
+		want ^= mem[i];
+
+	/* 1: rmmod while the completions are held back, then reap them. */
+	ASSERT_OK(held_xor_graphs(&r, &b));
+	ret = xor_unload();
+	EXPECT_EQ(0, ret) TH_LOG("rmmod with completions held back: %s",
+				 strerror(-ret));
+	EXPECT_OK(held_xor_reap(&r, want));
+	ring_close(&r);
+	if (ret) {
+		/* Closing the file drops what the completions held. */
+		ret = xor_unload();
+		ASSERT_EQ(0, ret) TH_LOG("rmmod after close: %s", strerror(-ret));
+	}
+	ret = xor_load();
+	ASSERT_EQ(0, ret) TH_LOG("insmod %s: %s", XOR_KO, strerror(-ret));
+
+	/* 2: rmmod while they are held back, then close without reaping. */
+	ASSERT_OK(held_xor_graphs(&r, &b));
+	ret = xor_unload();
+	EXPECT_EQ(0, ret) TH_LOG("rmmod with completions held back: %s",
+				 strerror(-ret));
+	ring_close(&r);
+	if (ret) {
+		ret = xor_unload();
+		ASSERT_EQ(0, ret) TH_LOG("rmmod after close: %s", strerror(-ret));
+	}
+	ret = xor_load();
+	ASSERT_EQ(0, ret) TH_LOG("insmod %s: %s", XOR_KO, strerror(-ret));
+
+	/* 3: close with them held back, then rmmod. */
+	ASSERT_OK(held_xor_graphs(&r, &b));
+	ring_close(&r);
+	ret = xor_unload();
+	EXPECT_EQ(0, ret) TH_LOG("rmmod after close: %s", strerror(-ret));
+	/* Back for the tests that follow. */
+	if (!ret) {
+		ret = xor_load();
+		ASSERT_EQ(0, ret) TH_LOG("insmod %s: %s", XOR_KO, strerror(-ret));
+	}
+}
+
+/* ---- waits for ctx->lock ------------------------------------------- */
+
+/* A thread whose ENTER faults on a predecessor list, holding ctx->lock. */
+struct lock_holder {
+	struct ring *r;
+	struct wsched_enter e;
+	int ret;
+};
+
+static void *lock_holder_fn(void *arg)
+{
+	struct lock_holder *h = arg;
+
+	h->ret = ring_enter(h->r, 3, 0, 0, 0, &h->e);
+	return NULL;
+}
+
+/* A thread whose ioctl on the same file waits for ctx->lock. */
+struct lock_waiter {
+	const char *name;
+	int fd;
+	unsigned long cmd;
+	void *arg;
+	pthread_t thread;
+	int tid;	/* atomic: set by the thread */
+	int done;	/* atomic: set by the thread once the ioctl returned */
+	int ret;
+};
+
+static void *lock_waiter_fn(void *arg)
+{
+	struct lock_waiter *w = arg;
+
+	__atomic_store_n(&w->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	w->ret = xioctl(w->fd, w->cmd, w->arg);
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* The state letter of a thread of ours (R, S, D, ...), or '?'. */
+static char thread_state(int tid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	if (read_file(path, buf, sizeof(buf)))
+		return '?';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/*
+ * Wait until @w's thread sleeps in its ioctl (S or D, three looks in a
+ * row 10 ms apart), at most 3 s; its state, or what it was last.
+ */
+static char waiter_asleep(struct lock_waiter *w)
+{
+	unsigned int i, asleep = 0;
+	char st = '?';
+	int tid;
+
+	for (i = 0; i < 300 && asleep < 3; i++) {
+		usleep(10000);
+		tid = __atomic_load_n(&w->tid, __ATOMIC_ACQUIRE);
+		if (!tid || __atomic_load_n(&w->done, __ATOMIC_ACQUIRE))
+			continue;
+		st = thread_state(tid);
+		asleep = st == 'S' || st == 'D' ? asleep + 1 : 0;
+	}
+	return st;
+}
+
+static void on_sigusr1(int sig)
+{
+}
+
+/*
+ * A thread that holds ctx->lock can be stalled for as long as its process
+ * likes: ENTER reads predecessor lists with copy_from_user() under it, and
+ * a userfaultfd page never comes in until the process says so.  Every
+ * other ioctl that takes the lock must then wait interruptibly (S, not
+ * D), and give EINTR on a signal with nothing done; before, they slept in
+ * mutex_lock(), unkillable, as long as the fault lasted.  Needs
+ * userfaultfd with kernel faults (root, CONFIG_USERFAULTFD).
+ */
+TEST(lock_wait_interruptible)
+{
+	static __u32 src[PAGE / sizeof(__u32)] __attribute__((aligned(4096)));
+	static unsigned char mem[PAGE];
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register ureg = {
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	struct uffdio_copy copy = { .len = PAGE };
+	struct wsched_buf b = { (uintptr_t)mem, sizeof(mem) };
+	struct wsched_buf_reg reg = {
+		.size = sizeof(reg), .nr = 1, .bufs_ptr = (uintptr_t)&b,
+	};
+	struct wsched_enter e = {
+		.size = sizeof(e), .to_submit = 1,
+	};
+	struct wsched_node node = { .op = WSCHED_OP_NOP };
+	struct wsched_result res;
+	struct wsched_graph g = {
+		.nodes_ptr = (uintptr_t)&node, .nr_nodes = 1,
+		.results_ptr = (uintptr_t)&res, .size = sizeof(g),
+		.node_size = sizeof(node), .result_size = sizeof(res),
+	};
+	struct sigaction sa = { .sa_handler = on_sigusr1 };
+	struct wsched_setup s;
+	struct lock_waiter w[] = {
+		{ .name = "ENTER", .cmd = WSCHED_IOC_ENTER, .arg = &e },
+		{ .name = "SUBMIT_GRAPH", .cmd = WSCHED_IOC_SUBMIT_GRAPH,
+		  .arg = &g },
+		{ .name = "SETUP", .cmd = WSCHED_IOC_SETUP, .arg = &s },
+		{ .name = "REGISTER_BUFFERS",
+		  .cmd = WSCHED_IOC_REGISTER_BUFFERS, .arg = &reg },
+		{ .name = "UNREGISTER_BUFFERS",
+		  .cmd = WSCHED_IOC_UNREGISTER_BUFFERS },
+	};
+	struct wsched_cqe c[8];
+	struct lock_holder h;
+	struct wsched_sqe sqe;
+	struct uffd_msg msg;
+	struct pollfd pfd;
+	pthread_t holder;
+	unsigned int i, k, n, graphs = 0;
+	struct ring r;
+	void *page;
+	int uffd;
+	char st;
+
+	/* Not UFFD_USER_MODE_ONLY: the fault to catch is the kernel's. */
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0 && errno == ENOSYS)
+		SKIP(return, "no userfaultfd in this kernel (CONFIG_USERFAULTFD is not set)");
+	if (uffd < 0)
+		SKIP(return, "userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api))
+		TH_LOG("UFFDIO_API: %s", strerror(errno));
+	page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, page);
+	ureg.range.start = (uintptr_t)page;
+	ureg.range.len = PAGE;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &ureg))
+		TH_LOG("UFFDIO_REGISTER: %s", strerror(errno));
+	/* No SA_RESTART: a call interrupted in its wait fails with EINTR. */
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+
+	ASSERT_EQ(0, ring_open(&r, 8, 0, 0));
+	setup_init(&s, 8, 0, 0);
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		w[i].fd = r.fd;
+	/* Two NOPs, then one after both whose predecessor list faults. */
+	sqe_nop(&sqe, 1);
+	ASSERT_TRUE(sq_push(&r, &sqe));
+	sqe_nop(&sqe, 2);
+	ASSERT_TRUE(sq_push(&r, &sqe));
+	sqe_nop(&sqe, 3);
+	sqe.flags = WSCHED_SQE_GRAPH_END;
+	sqe.nr_preds = 2;
+	sqe.preds_ptr = (uintptr_t)page;
+	ASSERT_TRUE(sq_push(&r, &sqe));
+	memset(&h, 0, sizeof(h));
+	h.r = &r;
+	ASSERT_EQ(0, pthread_create(&holder, NULL, lock_holder_fn, &h));
+	pfd.fd = uffd;
+	pfd.events = POLLIN;
+	ASSERT_EQ(1, poll(&pfd, 1, 5000))
+		TH_LOG("ENTER did not fault on the predecessor list");
+	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+	/* The holder now sleeps in copy_from_user() with ctx->lock held. */
+
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		ASSERT_EQ(0, pthread_create(&w[i].thread, NULL, lock_waiter_fn,
+					    &w[i]));
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
+		st = waiter_asleep(&w[i]);
+		EXPECT_NE('D', st)
+			TH_LOG("%s waits for the file's lock in D state", w[i].name);
+		EXPECT_EQ(0, __atomic_load_n(&w[i].done, __ATOMIC_ACQUIRE))
+			TH_LOG("%s did not wait for the file's lock: %s",
+			       w[i].name, strerror(-w[i].ret));
+	}
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		EXPECT_EQ(0, pthread_kill(w[i].thread, SIGUSR1));
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
+		for (k = 0; k < 300; k++) {
+			if (__atomic_load_n(&w[i].done, __ATOMIC_ACQUIRE))
+				break;
+			usleep(10000);
+		}
+		EXPECT_TRUE(__atomic_load_n(&w[i].done, __ATOMIC_ACQUIRE))
+			TH_LOG("%s not interrupted by a signal in 3 s", w[i].name);
+	}
+
+	/* Let the holder go: its graph is consumed and runs. */
+	src[0] = 0;
+	src[1] = 1;
+	copy.dst = (uintptr_t)page;
+	copy.src = (uintptr_t)src;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_COPY, &copy))
+		TH_LOG("UFFDIO_COPY: %s", strerror(errno));
+	ASSERT_EQ(0, pthread_join(holder, NULL));
+	EXPECT_EQ(0, h.ret) TH_LOG("the holder's ENTER: %s", strerror(-h.ret));
+	EXPECT_EQ(3, h.e.submitted);
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
+		ASSERT_EQ(0, pthread_join(w[i].thread, NULL));
+		EXPECT_EQ(-EINTR, w[i].ret)
+			TH_LOG("%s: %s", w[i].name, strerror(-w[i].ret));
+	}
+	/* The interrupted calls did nothing. */
+	EXPECT_EQ(0, e.submitted);
+	EXPECT_EQ(0, e.sq_error);
+	EXPECT_EQ(-ENXIO, xioctl(r.fd, WSCHED_IOC_UNREGISTER_BUFFERS, NULL));
+	/* The holder's serial graph completed inside its ENTER. */
+	n = ring_reap(&r, c, ARRAY_SIZE(c));
+	EXPECT_EQ(4, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0, c[i].res);
+		if (c[i].flags & WSCHED_CQE_GRAPH) {
+			graphs++;
+			EXPECT_EQ(3, c[i].value);
+		}
+	}
+	EXPECT_EQ(1, graphs);
+	ring_close(&r);
+	munmap(page, PAGE);
+	close(uffd);
 }
 
 /*

@@ -957,6 +957,50 @@ TEST(setup_cq_too_big)
 	close(fd);
 }
 
+/*
+ * With CLAMP a CQ is compared with the SQ as clamped: a CQ as large as
+ * the clamped SQ is fine, a smaller one refused.  Before, the CQ was
+ * compared with the SQ size asked for, so any CQ below an SQ request
+ * above max_sq_entries was refused, although the SQ it got was smaller.
+ */
+TEST(setup_clamp_cq_against_clamped_sq)
+{
+	struct wsched_probe p;
+	struct wsched_setup s;
+	struct ring r;
+	__u32 sq, cq;
+	int fd = dev_open(), ret;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, do_probe(fd, &p));
+	if (p.max_sq_entries > p.max_cq_entries || p.max_sq_entries < 2)
+		SKIP(close(fd); return,
+		     "max_sq_entries %u, max_cq_entries %u: no room for the case",
+		     p.max_sq_entries, p.max_cq_entries);
+	sq = roundup_pow2(p.max_sq_entries);
+	cq = roundup_pow2(p.max_sq_entries);
+	/* Below the clamped SQ: refused, clamped or not. */
+	setup_init(&s, p.max_sq_entries + 1, p.max_sq_entries - 1,
+		   WSCHED_SETUP_CLAMP);
+	EXPECT_OK(setup_refused(fd, &s, EINVAL));
+	/* Without CLAMP the SQ request itself is refused. */
+	setup_init(&s, p.max_sq_entries + 1, p.max_sq_entries, 0);
+	EXPECT_OK(setup_refused(fd, &s, EINVAL));
+	/* As large as the clamped SQ, below the SQ asked for: fine. */
+	ret = ring_setup_fd(&r, fd, 2 * p.max_sq_entries, p.max_sq_entries,
+			    WSCHED_SETUP_CLAMP);
+	ASSERT_EQ(0, ret) TH_LOG("SETUP sq %u cq %u with CLAMP: %s",
+				 2 * p.max_sq_entries, p.max_sq_entries,
+				 strerror(-ret));
+	EXPECT_EQ(sq, r.s.sq_entries);
+	EXPECT_EQ(cq, r.s.cq_entries);
+	EXPECT_EQ(r.s.sq_entries, r.sq_entries);
+	EXPECT_EQ(r.s.cq_entries, r.cq_entries);
+	EXPECT_OK(marker(&r, nodes_run(fd) + 1));
+	ring_unmap(&r);
+	close(fd);
+}
+
 TEST(setup_fault)
 {
 	int fd = dev_open();
