@@ -480,13 +480,22 @@ static long long cg_read(const char *cg, const char *file, const char *key)
 	return atoll(p);
 }
 
-/* rmdir a cgroup once its last task is gone (at most 10 s). */
-static void cg_remove(const char *cg)
+/*
+ * rmdir a cgroup once its last task is gone, at most 10 s (a worker left
+ * in it keeps it busy); 0 or -errno.
+ */
+static int cg_remove(const char *cg)
 {
 	int i;
 
-	for (i = 0; i < 1000 && rmdir(cg) && errno == EBUSY; i++)
+	for (i = 0; i < 1000; i++) {
+		if (!rmdir(cg))
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
 		usleep(10000);
+	}
+	return -EBUSY;
 }
 
 static int move_to(const char *cg, pid_t pid)
@@ -543,6 +552,14 @@ TEST_F_TIMEOUT(wk, sixtyfour_files, 300)
 	bool match = false;
 
 	ASSERT_NE(NULL, r);
+	/*
+	 * No worker leaves for being idle during the test: the counts below
+	 * are of the workers the graphs made, and only the close takes
+	 * them away.
+	 */
+	ASSERT_EQ(0, read_file(PARAM_IDLE, self->idle0, sizeof(self->idle0)))
+		TH_LOG("no %s", PARAM_IDLE);
+	ASSERT_EQ(0, write_file(PARAM_IDLE, "600000"));
 	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &rl));
 	if (rl.rlim_cur < 4 * NFILES) {
 		rl.rlim_cur = 4 * NFILES;
@@ -580,15 +597,16 @@ TEST_F_TIMEOUT(wk, sixtyfour_files, 300)
 		TH_LOG("no worker ran graphs nobody waited for");
 
 	/*
-	 * User workers are threads of this process, kthreads are not.  A
-	 * worker may be exiting (idle) between two reads: compare only
-	 * when the count did not move around the look at /proc.
+	 * User workers are threads of this process, kthreads are not.
+	 * Compare only when the count did not move around the look at
+	 * /proc (a worker may be starting or stopping).
 	 */
 	for (k = 0; k < 10 && !match; k++) {
 		ASSERT_OK(read_counts(&c1));
 		tasks = nr_tasks(0);
 		ASSERT_OK(read_counts(&c2));
 		match = c1.workers == c2.workers &&
+			c1.workers > self->base.workers &&
 			(self->uw ? tasks - 1 == c1.workers - self->base.workers :
 				    tasks == 1);
 		if (!match)
@@ -760,7 +778,7 @@ TEST_F_TIMEOUT(wk, pids_max, 300)
 		TH_LOG("the child never saw itself in its cgroup");
 	EXPECT_OK(wait_base(&self->base, true, false, 10000, NULL));
 	munmap(child_max, sizeof(*child_max));
-	cg_remove(cg);
+	EXPECT_EQ(0, cg_remove(cg)) TH_LOG("%s still has tasks", cg);
 }
 
 /* ---- cpu.max after a move ----------------------------------------------- */
@@ -919,7 +937,7 @@ TEST_F_TIMEOUT(wk, cpu_max_after_move, 300)
 	close(up[0]);
 	close(down[1]);
 	munmap(rep, sizeof(*rep));
-	cg_remove(cg);
+	EXPECT_EQ(0, cg_remove(cg)) TH_LOG("%s still has tasks", cg);
 }
 
 /* ---- CPU time ------------------------------------------------------------- */
@@ -934,7 +952,18 @@ TEST_F_TIMEOUT(wk, rusage, 300)
 
 	if (!self->uw)
 		SKIP(return, "kthread workers (kernel < 6.11) are not threads of the process: their time is not in its rusage");
+	/*
+	 * The workers are made by a first graph and stay (not idle long
+	 * enough to leave): making them is not the submitter's time below.
+	 */
+	ASSERT_EQ(0, read_file(PARAM_IDLE, self->idle0, sizeof(self->idle0)))
+		TH_LOG("no %s", PARAM_IDLE);
+	ASSERT_EQ(0, write_file(PARAM_IDLE, "600000"));
 	ASSERT_EQ(0, ring_open(&r, 32, 0, 0));
+	ASSERT_TRUE(push_graph(&r, WSCHED_OP_SPIN, WSCHED_SPIN_MAX / 4,
+			       RUSAGE_NODES, 0, false));
+	ASSERT_OK(submit(&r));
+	ASSERT_OK(reap_graphs(&r, 1, false, NULL, 0, NULL, 120000, NULL, NULL));
 	/*
 	 * What a node costs in CPU time, the least of 3 one-node graphs
 	 * (which the submitter runs; the process's time either way).
