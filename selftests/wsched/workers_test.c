@@ -937,6 +937,7 @@ TEST_F_TIMEOUT(wk, cpu_max_after_move, 300)
 	close(up[0]);
 	close(down[1]);
 	munmap(rep, sizeof(*rep));
+	EXPECT_OK(wait_base(&self->base, true, false, 10000, NULL));
 	EXPECT_EQ(0, cg_remove(cg)) TH_LOG("%s still has tasks", cg);
 }
 
@@ -994,6 +995,7 @@ TEST_F_TIMEOUT(wk, rusage, 300)
 	/* ... and their time is the process's. */
 	EXPECT_LE(RUSAGE_NODES * one * 3 / 10, self1 - self0);
 	ring_close(&r);
+	EXPECT_OK(wait_base(&self->base, true, true, 10000, NULL));
 }
 
 /* ---- smoke_whoami: who runs the nodes ---------------------------------- */
@@ -1049,6 +1051,7 @@ static const char *whoami_op(int fd, __u32 *op)
 
 FIXTURE_SETUP(who)
 {
+	const char *w;
 	int fd, ret;
 	__u32 op;
 
@@ -1064,10 +1067,14 @@ FIXTURE_SETUP(who)
 		SKIP(return, "cannot load wsched_smoke.ko (set WSCHED_SMOKE_KO): %s",
 		     strerror(-ret));
 	self->loaded = ret == 1;
+	/* A failed setup has no teardown: unload here. */
 	fd = dev_open();
-	ASSERT_LE(0, fd);
-	ASSERT_OK(whoami_op(fd, &op)) TH_LOG("wsched_smoke.ko without " WHOAMI_OP "?");
-	close(fd);
+	w = fd < 0 ? why("open: %s", strerror(errno)) : whoami_op(fd, &op);
+	if (fd >= 0)
+		close(fd);
+	if (w && self->loaded)
+		smoke_unload();
+	ASSERT_OK(w) TH_LOG("wsched_smoke.ko without " WHOAMI_OP "?");
 }
 
 FIXTURE_TEARDOWN(who)
