@@ -6,14 +6,32 @@
  * serial cutoff, first on ws_system_pool and then on a private pool, and
  * compares both results with a serial computation.  The load fails with
  * -EIO on a mismatch.
+ *
+ * It also registers "smoke_whoami", an operation for /dev/wsched that
+ * tells who ran its node (selftests/wsched/workers_test.c): it takes no
+ * operand (arg 0), spins for about a millisecond, so that two nodes of a
+ * graph overlap, and completes with a value made of
+ *
+ *   bits  0-31  from_kuid(&init_user_ns, current_uid())
+ *   bits 32-39  current->policy
+ *   bit  40     PF_KTHREAD set in current->flags
+ *   bits 41-63  task_tgid_nr(current) & 0x7fffff
+ *
+ * It is not cheap (registered operations never are): a graph of two such
+ * nodes is a parallel graph.  Unregistered when the module unloads.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bits.h>
+#include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/uidgid.h>
+#include <linux/user_namespace.h>
 #include <linux/wsched.h>
 
 #define SMOKE_FIB_MAX 32
@@ -118,6 +136,44 @@ static int smoke_run(struct ws_pool *pool, const char *name, u64 *result)
 	return 0;
 }
 
+/* How long a smoke_whoami node spins: long enough for two to overlap. */
+#define WHOAMI_SPIN_NS		NSEC_PER_MSEC
+
+#define WHOAMI_POLICY_SHIFT	32
+#define WHOAMI_KTHREAD		BIT_ULL(40)
+#define WHOAMI_TGID_SHIFT	41
+#define WHOAMI_TGID_MASK	0x7fffff
+
+/* No operand: arg must be zero (wsched checks the unused range fields). */
+static int whoami_check(const struct ws_op_args *args)
+{
+	return args->arg ? -EINVAL : 0;
+}
+
+static int whoami_run(const struct ws_op_args *args, u64 *value)
+{
+	u64 end = ktime_get_ns() + WHOAMI_SPIN_NS;
+	u64 v;
+
+	while (ktime_get_ns() < end)
+		cpu_relax();
+	v = (u32)from_kuid(&init_user_ns, current_uid());
+	v |= (u64)(current->policy & 0xff) << WHOAMI_POLICY_SHIFT;
+	if (current->flags & PF_KTHREAD)
+		v |= WHOAMI_KTHREAD;
+	v |= (u64)(task_tgid_nr(current) & WHOAMI_TGID_MASK) <<
+	     WHOAMI_TGID_SHIFT;
+	*value = v;
+	return 0;
+}
+
+static struct ws_op whoami_op = {
+	.name = "smoke_whoami",
+	.owner = THIS_MODULE,
+	.check = whoami_check,
+	.run = whoami_run,
+};
+
 static int __init wsched_smoke_init(void)
 {
 	struct ws_pool *pool;
@@ -149,11 +205,18 @@ static int __init wsched_smoke_init(void)
 
 	pr_info("fib(%u) = %llu (serial %llu) ok\n", fib_n, res_sys,
 		fib_serial(fib_n));
+
+	ret = ws_op_register(&whoami_op);
+	if (ret) {
+		pr_err("cannot register %s: %d\n", whoami_op.name, ret);
+		return ret;
+	}
 	return 0;
 }
 
 static void __exit wsched_smoke_exit(void)
 {
+	ws_op_unregister(&whoami_op);
 }
 
 module_init(wsched_smoke_init);
