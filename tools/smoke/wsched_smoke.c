@@ -30,6 +30,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
+#include <linux/pid.h>
 #include <linux/uidgid.h>
 #include <linux/user_namespace.h>
 #include <linux/wsched.h>
