@@ -8,7 +8,9 @@
 #include <linux/seq_file.h>
 
 #include "wsched_internal.h"
-#include "wsd_ctx.h"
+#include "wsd_dev.h"
+#include "wsd_proc.h"
+#include "wsd_rbuf.h"
 
 static struct dentry *ws_debugfs_root;
 

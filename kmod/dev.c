@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/wsched: user space submits task graphs, run by the graph engine
- * (graph.c) in a pool of the opener's own (see ws_pool_create_user()).
+ * (graph.c) in the worker set of the submitting process (proc.c).
  *
- * Each open file is a context (struct wsd_ctx, wsd_ctx.h).  This file has
- * the file operations, the module parameters, WSCHED_IOC_PROBE, the
- * operation lookups and WSCHED_IOC_SUBMIT_GRAPH, a synchronous wrapper
- * over the engine.  The rest: rings.c (setup, mmap), submit.c (ENTER),
- * cq.c (completions, poll), rbuf.c (registered buffers), opdef.c (the
- * operations).
+ * This file has the device: its file operations, the module parameters,
+ * WSCHED_IOC_PROBE and the operation lookups.  Each open file is a
+ * context (ctx.c); the rest is rings.c (setup, mmap), submit.c (ENTER and
+ * WSCHED_IOC_SUBMIT_GRAPH), cq.c (completions, poll), rbuf.c (registered
+ * buffers) and opdef.c (the operations).
  *
  * Documentation/uapi.rst describes the ABI.
  */
@@ -17,7 +16,6 @@
 #include <linux/atomic.h>
 #include <linux/capability.h>
 #include <linux/compat.h>
-#include <linux/freezer.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -28,15 +26,14 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/user_namespace.h>
-#include <linux/wait_bit.h>
 #include <linux/wsched.h>
 #include <uapi/linux/wsched.h>
 
 #include "ws_op.h"
+#include "wsd_cq.h"
 #include "wsd_ctx.h"
-
-/* WSCHED_IOC_SUBMIT_GRAPH runs only these operations. */
-#define WSD_SYNC_OP_LAST	WSCHED_OP_FAIL
+#include "wsd_dev.h"
+#include "wsd_rbuf.h"
 
 /*
  * The parameters are read without a lock (READ_ONCE in the helpers
@@ -79,258 +76,6 @@ WSD_PARAM(max_cq_entries, wsd_max_cq_entries, 1, WSD_CQ_LIMIT,
 /* Open files of /dev/wsched: up at open, down once the release is done. */
 atomic_t wsd_nr_files = ATOMIC_INIT(0);
 
-/*
- * A node of WSCHED_IOC_SUBMIT_GRAPH as the ring entry it stands for
- * (@un is the kernel's copy).  Only what SUBMIT_GRAPH itself restricts is
- * checked here (its flags and operations, its reserved field); the rest,
- * the operation's operands among it, is checked by the rings' staging,
- * wsd_stage_sqe(): operands the operation does not take go where an
- * entry carries none for it (off, len), and are refused there.
- */
-static int wsd_node_to_sqe(const struct wsched_node *un,
-			   struct wsched_sqe *sqe)
-{
-	if (un->resv || (un->flags & ~WSCHED_NODE_FLAGS))
-		return -EINVAL;
-	if (un->op > WSD_SYNC_OP_LAST)
-		return -EOPNOTSUPP;
-	if (un->nr_preds > WSCHED_MAX_PREDS)
-		return -E2BIG;
-	*sqe = (struct wsched_sqe){
-		.op = un->op,
-		.flags = un->flags,
-		.user_data = un->user_data,
-		.arg = un->arg[0],
-		.off = un->arg[1],
-		.len = un->arg[2],
-		.nr_preds = un->nr_preds,
-	};
-	if (!un->nr_preds) {
-		if (un->preds_ptr)
-			return -EINVAL;
-	} else if (un->nr_preds == 1) {
-		/* An entry carries its one predecessor inline. */
-		if (get_user(sqe->pred, (u32 __user *)u64_to_user_ptr(un->preds_ptr)))
-			return -EFAULT;
-	} else {
-		sqe->preds_ptr = un->preds_ptr;
-	}
-	return 0;
-}
-
-/*
- * Stage a graph: every node becomes an entry, checked and staged as the
- * rings' are; every user byte is read once, and the whole graph is
- * staged before anything runs.  The build is the caller's.
- */
-static int wsd_sync_stage(struct wsd_ctx *ctx, struct wsd_build *build,
-			  const struct wsched_node *unodes, u32 nr)
-{
-	struct wsched_sqe sqe;
-	u32 i;
-	int ret;
-
-	for (i = 0; i < nr; i++) {
-		ret = wsd_node_to_sqe(&unodes[i], &sqe);
-		if (!ret)
-			ret = wsd_stage_sqe(ctx, build, &sqe, wsd_nodes_limit());
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static bool wsd_sync_finished(void *arg)
-{
-	struct wsd_graph *graph = arg;
-
-	/* Pairs with the release in wsd_graph_done(). */
-	return smp_load_acquire(&graph->finished);
-}
-
-/*
- * Wait for a synchronous graph.  A signal cancels what has not started
- * (the graph still finishes: running nodes complete, the others post
- * -ECANCELED) and gives -EINTR; the freezer's wake-up at suspend is not a
- * signal: the caller freezes and goes on waiting.  Return 0 once the
- * graph has finished, or -EINTR: then the graph has finished too, unless
- * a fatal signal came (wsd_sync_finished() tells).
- */
-static int wsd_sync_wait(struct wsd_graph *graph)
-{
-	for (;;) {
-		/*
-		 * Pairs with wake_up_var() after the release in
-		 * wsd_graph_done().  TASK_FREEZABLE: the freezer may freeze
-		 * us in this sleep; we hold no lock.
-		 */
-		if (!___wait_var_event(&graph->finished,
-				       wsd_sync_finished(graph),
-				       (TASK_INTERRUPTIBLE | TASK_FREEZABLE), 0, 0,
-				       schedule()))
-			return 0;
-		if (!try_to_freeze())
-			break;
-	}
-	/* Read by nodes as they start. */
-	WRITE_ONCE(graph->aborted, true);
-	/*
-	 * Run what is left: cancelled now, so it ends soon, and the pool
-	 * may have no thread (none can be made while our signal is
-	 * pending).  Between rounds sleep killable, never uninterruptibly.
-	 * A fatal signal ends the wait before the graph has finished: the
-	 * caller then writes no results (the process is going away) and
-	 * drops its reference; the graph's running reference keeps the
-	 * block until it completes, and the file's release runs the rest.
-	 */
-	while (!wsd_sync_finished(graph) && !fatal_signal_pending(current)) {
-		wsd_help(graph->group.pool, wsd_sync_finished, graph, true);
-		if (!wsd_sync_finished(graph))
-			schedule_timeout_killable(1);
-	}
-	return -EINTR;
-}
-
-/*
- * Copy the results out through @res, a buffer of graph->nr results that
- * the caller allocated before the graph ran: once it has run, nothing
- * may fail for lack of memory, or the caller would be told the graph was
- * refused after its nodes ran.
- */
-static int wsd_copy_results(const struct wsd_graph *graph,
-			    struct wsched_result *res, u64 uptr)
-{
-	u32 i, nr = graph->nr;
-
-	memset(res, 0, array_size(nr, sizeof(*res)));
-	for (i = 0; i < nr; i++) {
-		const struct wsched_cqe *cqe = &graph->nodes[i].slot.cqe;
-
-		res[i].user_data = cqe->user_data;
-		res[i].res = cqe->res;
-		res[i].flags = cqe->flags;
-		res[i].seq = cqe->seq;
-	}
-	if (copy_to_user(u64_to_user_ptr(uptr), res,
-			 array_size(nr, sizeof(*res))))
-		return -EFAULT;
-	return 0;
-}
-
-/**
- * wsd_submit_graph - WSCHED_IOC_SUBMIT_GRAPH: run a graph and wait for it
- * @ctx: the context
- * @arg: user address of struct wsched_graph
- *
- * A thin wrapper over the graph engine: the graph is staged like ring
- * entries, built into one graph block, run by the caller in the
- * context's pool (with help from its workers), and its results copied
- * out.  A signal cancels the nodes that have not started.
- *
- * Return: 0, -EINTR (the results say what ran), or the errno that refused
- * the graph (nothing ran).
- */
-long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg)
-{
-	struct wsd_build build = {};
-	struct wsched_result *res = NULL;
-	struct wsched_node *unodes;
-	struct wsched_graph ug;
-	struct wsd_graph *graph;
-	struct ws_pool *pool;
-	int ret, ret2;
-
-	if (copy_from_user(&ug, arg, sizeof(ug)))
-		return -EFAULT;
-	if (ug.size != sizeof(ug) ||
-	    ug.node_size != sizeof(struct wsched_node) ||
-	    ug.result_size != sizeof(struct wsched_result) ||
-	    (ug.flags & ~WSCHED_GRAPH_FLAGS) || !wsd_zero(ug.resv, sizeof(ug.resv)))
-		return -EINVAL;
-	if (!ug.nr_nodes)
-		return -EINVAL;
-	if (ug.nr_nodes > wsd_nodes_limit())
-		return -E2BIG;
-	pool = wsd_ctx_pool(ctx);
-	if (IS_ERR(pool))
-		return PTR_ERR(pool);
-
-	unodes = kvmalloc_array(ug.nr_nodes, sizeof(*unodes), GFP_KERNEL_ACCOUNT);
-	if (!unodes)
-		return -ENOMEM;
-	if (copy_from_user(unodes, u64_to_user_ptr(ug.nodes_ptr),
-			   array_size(ug.nr_nodes, sizeof(*unodes)))) {
-		ret = -EFAULT;
-		goto out;
-	}
-	ret = wsd_sync_stage(ctx, &build, unodes, ug.nr_nodes);
-	if (ret)
-		goto out;
-	/* The last check before anything runs: the results must be writable. */
-	if (clear_user(u64_to_user_ptr(ug.results_ptr),
-		       array_size(ug.nr_nodes, sizeof(struct wsched_result)))) {
-		ret = -EFAULT;
-		goto out;
-	}
-	/*
-	 * Before the graph is built: failing to allocate the results after
-	 * it ran would refuse a graph that ran (the fault_test selftest's
-	 * SUBMIT_GRAPH sweep found it).
-	 */
-	res = kvmalloc_array(ug.nr_nodes, sizeof(*res), GFP_KERNEL_ACCOUNT);
-	if (!res) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	/*
-	 * The block cache has one taker at a time: under ctx->lock, taken
-	 * interruptibly as in wsd_submit().  Nothing ran yet, and zeroing
-	 * the results again does no harm: the call can restart.
-	 */
-	if (mutex_lock_interruptible(&ctx->lock)) {
-		ret = -ERESTARTSYS;
-		goto out;
-	}
-	ctx->pool = pool;
-	graph = wsd_graph_build(ctx, &build, 0, true);
-	mutex_unlock(&ctx->lock);
-	if (!graph) {
-		ret = -ENOMEM;
-		goto out;
-	}
-
-	wsd_graph_launch(graph, true, wsd_sync_finished, graph);
-	ret = wsd_sync_wait(graph);
-	/*
-	 * Results are written even when interrupted, once the graph has
-	 * finished: not after a fatal signal that ended the wait before.
-	 * wsd_sync_finished()'s acquire makes the nodes' results visible.
-	 */
-	if (wsd_sync_finished(graph)) {
-		ret2 = wsd_copy_results(graph, res, ug.results_ptr);
-		if (!ret)
-			ret = ret2;
-	}
-	wsd_graph_put(graph);
-out:
-	wsd_build_reset(&build, false);
-	kvfree(res);
-	kvfree(unodes);
-	return ret;
-}
-
-/*
- * Threads that may run the caller's graphs: the CPUs it may use, or the
- * file's cap when lower (its pool makes them as its graphs need them).
- */
-static u32 wsd_nr_workers(struct wsd_ctx *ctx)
-{
-	u32 cpus = cpumask_weight_and(current->cpus_ptr, cpu_online_mask);
-	u32 cap = READ_ONCE(ctx->max_workers);
-
-	return cap ? min(cap, cpus) : cpus;
-}
-
 static long wsd_probe(struct wsd_ctx *ctx, void __user *arg)
 {
 	struct wsched_probe p;
@@ -352,7 +97,7 @@ static long wsd_probe(struct wsd_ctx *ctx, void __user *arg)
 	p.max_nodes = wsd_nodes_limit();
 	p.max_preds = WSCHED_MAX_PREDS;
 	p.max_spin = WSCHED_SPIN_MAX;
-	p.nr_workers = wsd_nr_workers(ctx);
+	p.nr_workers = wsd_ctx_nr_workers(ctx);
 	/* Snapshots: relaxed, as are the additions in wsd_graph_done(). */
 	p.nodes_run = atomic64_read(&ctx->nodes_run);
 	p.graphs_run = atomic64_read(&ctx->graphs_run);
@@ -421,31 +166,6 @@ static long wsd_op_list_ioctl(void __user *arg)
 	return ret;
 }
 
-/*
- * WSCHED_IOC_MAX_WORKERS: set (non-zero) or read (zero) the most threads
- * this file's graphs grow their process's pool to; answers the previous
- * value, as IORING_REGISTER_IOWQ_MAX_WORKERS does.
- */
-static long wsd_max_workers(struct wsd_ctx *ctx, u32 __user *arg)
-{
-	u32 cap, old;
-
-	if (get_user(cap, arg))
-		return -EFAULT;
-	if (mutex_lock_interruptible(&ctx->lock))
-		return -ERESTARTSYS;
-	old = ctx->max_workers;
-	if (put_user(old, arg)) {
-		mutex_unlock(&ctx->lock);
-		return -EFAULT;
-	}
-	/* Read with READ_ONCE() by launches; a plain aligned store. */
-	if (cap)
-		WRITE_ONCE(ctx->max_workers, cap);
-	mutex_unlock(&ctx->lock);
-	return 0;
-}
-
 static long wsd_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct wsd_ctx *ctx = file->private_data;
@@ -469,7 +189,7 @@ static long wsd_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case WSCHED_IOC_OP_LIST:
 		return wsd_op_list_ioctl(uarg);
 	case WSCHED_IOC_MAX_WORKERS:
-		return wsd_max_workers(ctx, uarg);
+		return wsd_ctx_max_workers(ctx, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -479,10 +199,9 @@ static int wsd_open(struct inode *inode, struct file *file)
 {
 	struct wsd_ctx *ctx;
 
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
+	ctx = wsd_ctx_create();
 	if (!ctx)
 		return -ENOMEM;
-	wsd_ctx_init(ctx);
 	file->private_data = ctx;
 	/* nonseekable_open() cannot fail. */
 	atomic_inc(&wsd_nr_files);
@@ -493,8 +212,7 @@ static int wsd_release(struct inode *inode, struct file *file)
 {
 	struct wsd_ctx *ctx = file->private_data;
 
-	wsd_ctx_release(ctx);
-	kfree(ctx);
+	wsd_ctx_destroy(ctx);
 	atomic_dec(&wsd_nr_files);
 	return 0;
 }

@@ -38,8 +38,9 @@
 
 #include "wsched_internal.h"
 #include "ws_op.h"
-#include "wsd_ctx.h"
 #include "wsd_cq.h"
+#include "wsd_ctx.h"
+#include "wsd_graph.h"
 
 /* Blocks kept for reuse per context, and the largest block kept. */
 #define WSD_CACHE_MAX		64
@@ -180,7 +181,7 @@ void wsd_graph_put(struct wsd_graph *graph)
 	wsd_block_put(ctx, graph);
 	/*
 	 * Our last access to the context.  Fully ordered: the block is
-	 * back before the count can be seen at zero by wsd_ctx_release()
+	 * back before the count can be seen at zero by wsd_ctx_destroy()
 	 * (its wait_var_event() pairs with this wake_up_var(), which only
 	 * hashes the address).
 	 */
@@ -491,8 +492,8 @@ static void wsd_graph_run_serial(struct wsd_graph *graph,
 
 /* wsd_graph_build(), inline in wsd_graph_start(). */
 static __always_inline struct wsd_graph *
-__wsd_graph_build(struct wsd_ctx *ctx, struct wsd_build *build, u64 user_data,
-		  bool sync)
+__wsd_graph_build(struct wsd_ctx *ctx, const struct wsd_build *build,
+		  u64 user_data, bool sync)
 {
 	struct ws_pool *pool = ctx->pool;
 	u32 nr = build->nr, edges = build->nr_preds, i, j, at, roots = 0;
@@ -501,10 +502,8 @@ __wsd_graph_build(struct wsd_ctx *ctx, struct wsd_build *build, u64 user_data,
 	bool cheap = true;
 
 	graph = wsd_block_get(ctx, nr, edges);
-	if (!graph) {
-		wsd_build_reset(build, false);
+	if (!graph)
 		return NULL;
-	}
 	graph->ctx = ctx;
 	graph->nr = nr;
 	atomic_set(&graph->seq, 0);
@@ -537,7 +536,11 @@ __wsd_graph_build(struct wsd_ctx *ctx, struct wsd_build *build, u64 user_data,
 		roots += node->root;
 		node->cheap = wsd_op_cheap(st->op, &st->args);
 		cheap &= node->cheap;
-		heavy_roots += node->root && !node->cheap;
+		/* Saturates at the CPUs: the most threads a pool has. */
+		if (node->root && !node->cheap)
+			heavy_roots = min(heavy_roots +
+					  wsd_op_width(st->op, &st->args),
+					  nr_cpu_ids);
 		node->blocks = false;
 		node->dep_failed = false;
 		node->slot.graph = graph;
@@ -561,10 +564,6 @@ __wsd_graph_build(struct wsd_ctx *ctx, struct wsd_build *build, u64 user_data,
 			graph->succs[pred->succ + pred->nr_succ++] = i;
 		}
 	}
-	/* The operation references now belong to the graph. */
-	build->nr = 0;
-	build->nr_preds = 0;
-
 	/*
 	 * See wsd_graph_run_serial(); it does not count what follows
 	 * (wsd_graph_put_serial() says why not nr_graphs).
@@ -591,8 +590,9 @@ __wsd_graph_build(struct wsd_ctx *ctx, struct wsd_build *build, u64 user_data,
 /**
  * wsd_graph_build - turn a staged graph into a graph block
  * @ctx: the context
- * @build: the staged nodes; consumed whatever happens (their operation
- *	references move to the graph, or are dropped)
+ * @build: the staged nodes, only read: on success their operation
+ *	references belong to the graph, and the caller forgets them
+ *	(wsd_build_consumed()); on failure they stay the build's
  * @user_data: the graph completion's user_data
  * @sync: a WSCHED_IOC_SUBMIT_GRAPH graph (no completions posted; the
  *	caller holds a second reference and reads the results)
@@ -602,10 +602,10 @@ __wsd_graph_build(struct wsd_ctx *ctx, struct wsd_build *build, u64 user_data,
  * graph is not @sync, wsd_graph_start() runs it (@wsd_graph.serial).
  * Called under ctx->lock.
  *
- * Return: the graph, or NULL when out of memory (nothing is left over).
+ * Return: the graph, or NULL when out of memory.
  */
 struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
-				  struct wsd_build *build, u64 user_data,
+				  const struct wsd_build *build, u64 user_data,
 				  bool sync)
 {
 	return __wsd_graph_build(ctx, build, user_data, sync);
@@ -614,7 +614,7 @@ struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 /**
  * wsd_graph_start - build a ring graph and start it
  * @ctx: the context
- * @build: the staged nodes, consumed as by wsd_graph_build()
+ * @build: the staged nodes, taken over on success as by wsd_graph_build()
  * @user_data: the graph completion's user_data
  * @serial: where a serial graph's completions wait for wsd_serial_flush()
  * @graphs: where a graph for the pool is linked (newest first), for
@@ -625,7 +625,7 @@ struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
  *
  * Return: 0, or -ENOMEM when the block cannot be had (nothing ran).
  */
-int wsd_graph_start(struct wsd_ctx *ctx, struct wsd_build *build,
+int wsd_graph_start(struct wsd_ctx *ctx, const struct wsd_build *build,
 		    u64 user_data, struct wsd_serial *serial,
 		    struct wsd_graph **graphs)
 {
@@ -649,7 +649,7 @@ int wsd_graph_start(struct wsd_ctx *ctx, struct wsd_build *build,
  * @wait: run tasks until @cond holds
  * @cond: the wait's condition
  * @arg: its argument
- * @pool: the pool (wsd_graph_help() only)
+ * @pool: the pool (wsd_help() only)
  */
 struct wsd_launch {
 	struct ws_pool *pool;
@@ -791,101 +791,16 @@ void wsd_help(struct ws_pool *pool, bool (*cond)(void *arg), void *arg,
 }
 
 /**
- * wsd_graph_help - run the caller's queued nodes before it waits
- * @ctx: the context it waits on
- * @cond: the wait's condition
- * @arg: its argument
- *
- * A submitter that launched graphs without waiting and waits now: if its
- * process's pool has work and no thread (none could be made: pids.max,
- * RLIMIT_NPROC), it runs the work itself, as it would have at launch.
+ * wsd_graph_cache_free - free the blocks a released context kept for reuse
+ * @ctx: the context; no graph of it is left
  */
-void wsd_graph_help(struct wsd_ctx *ctx, bool (*cond)(void *arg), void *arg)
-{
-	/* Pairs with the release in wsd_ctx_pool(). */
-	struct wsd_ctx_proc *cp = smp_load_acquire(&ctx->last_proc);
-
-	if (!cp || READ_ONCE(cp->pool->nr_threads) ||
-	    !ws_pool_has_work(cp->pool))
-		return;
-	wsd_help(cp->pool, cond, arg, false);
-}
-
-/**
- * wsd_ctx_init - set up the graph side of a new context
- * @ctx: the context, zeroed
- */
-void wsd_ctx_init(struct wsd_ctx *ctx)
-{
-	atomic64_set(&ctx->nodes_run, 0);
-	atomic64_set(&ctx->graphs_run, 0);
-	mutex_init(&ctx->lock);
-	spin_lock_init(&ctx->cq_lock);
-	INIT_LIST_HEAD(&ctx->held);
-	init_waitqueue_head(&ctx->cq_wait);
-	INIT_LIST_HEAD(&ctx->procs);
-	atomic_set(&ctx->nr_graphs, 0);
-	atomic_set(&ctx->nr_running, 0);
-	atomic_set(&ctx->inflight, 0);
-	init_llist_head(&ctx->cache);
-	atomic_set(&ctx->nr_cached, 0);
-}
-
-static bool wsd_no_graphs(void *arg)
-{
-	struct wsd_ctx *ctx = arg;
-
-	/*
-	 * Pairs with the decrement in wsd_graph_put(), each graph's last
-	 * access to the context.
-	 */
-	return !atomic_read(&ctx->nr_graphs);
-}
-
-/*
- * Wait until no graph of @ctx is left, running what is queued in the
- * processes' pools meanwhile: their threads may be gone (SIGKILL of the
- * process ends them, and the release may run on its last thread) or may
- * not be made, and nodes that start now are cancelled, so this ends.
- */
-static void wsd_ctx_drain(struct wsd_ctx *ctx)
-{
-	struct wsd_ctx_proc *cp;
-
-	while (!wsd_no_graphs(ctx)) {
-		list_for_each_entry(cp, &ctx->procs, link)
-			wsd_help(cp->pool, wsd_no_graphs, ctx, true);
-		/* A tick at most: the work may be on threads of its own. */
-		wait_var_event_timeout(&ctx->nr_graphs, wsd_no_graphs(ctx), 1);
-	}
-}
-
-/**
- * wsd_ctx_release - tear down a context whose file is being released
- * @ctx: the context
- *
- * Nodes that have not started are cancelled (they post -ECANCELED with
- * WSCHED_RES_ABORTED to a CQ nobody reads), running ones finish, held-back
- * completions are dropped at once.  Then the references on the
- * processes' pools (the last one stops a pool's threads), the buffers,
- * the rings and the context go.
- */
-void wsd_ctx_release(struct wsd_ctx *ctx)
+void wsd_graph_cache_free(struct wsd_ctx *ctx)
 {
 	struct llist_node *node, *tmp;
 
-	/* Read by nodes as they start; they see it soon enough. */
-	WRITE_ONCE(ctx->closing, true);
-	wsd_cq_drop_held(ctx);
-	wsd_ctx_drain(ctx);
-	wsd_ctx_procs_release(ctx);
 	node = llist_del_all(&ctx->cache);
 	llist_for_each_safe(node, tmp, node)
 		kvfree(llist_entry(node, struct wsd_graph, cache_node));
 	while (ctx->nr_spares)
 		kvfree(ctx->spares[--ctx->nr_spares]);
-	wsd_build_reset(&ctx->build, false);
-	wsd_bufs_release(ctx);
-	wsd_rings_free(ctx);
-	mutex_destroy(&ctx->lock);
 }

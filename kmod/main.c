@@ -10,7 +10,7 @@
 #include <linux/wsched.h>
 
 #include "wsched_internal.h"
-#include "ws_op.h"
+#include "wsd_dev.h"
 
 static int __init ws_init(void)
 {

@@ -12,6 +12,7 @@
 #include <uapi/linux/wsched.h>
 
 #include "ws_op.h"
+#include "op_basic.h"
 
 int wsd_nop_check(const struct ws_op_args *args)
 {

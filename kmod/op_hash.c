@@ -17,6 +17,7 @@
 #include <crypto/sha2.h>
 
 #include "ws_op.h"
+#include "op_hash.h"
 
 /* The seed is 32 bits wide: the upper half of arg must be zero. */
 int wsd_crc32c_check(const struct ws_op_args *args)

@@ -13,6 +13,7 @@
 #include <linux/wsched.h>
 
 #include "ws_op.h"
+#include "op_mem.h"
 
 static void wsd_memcpy_chunk(unsigned long b, unsigned long e, void *arg)
 {

@@ -31,6 +31,9 @@
 #include <uapi/linux/wsched.h>
 
 #include "ws_op.h"
+#include "op_basic.h"
+#include "op_hash.h"
+#include "op_mem.h"
 
 /*
  * Indexed by WSCHED_OP_*.  No owner and no users count: they are part of
@@ -58,26 +61,26 @@ const struct ws_op wsd_builtin_ops[WSCHED_OP_LAST + 1] = {
 	[WSCHED_OP_MEMCPY] = {
 		.id = WSCHED_OP_MEMCPY,
 		.name = "memcpy",
-		.flags = WS_OP_RANGE | WS_OP_RANGE2,
+		.flags = WS_OP_RANGE | WS_OP_RANGE2 | WS_OP_SPLIT,
 		.run = wsd_memcpy_run,
 	},
 	[WSCHED_OP_MEMSET] = {
 		.id = WSCHED_OP_MEMSET,
 		.name = "memset",
-		.flags = WS_OP_RANGE,
+		.flags = WS_OP_RANGE | WS_OP_SPLIT,
 		.check = wsd_memset_check,
 		.run = wsd_memset_run,
 	},
 	[WSCHED_OP_MEMCMP] = {
 		.id = WSCHED_OP_MEMCMP,
 		.name = "memcmp",
-		.flags = WS_OP_RANGE | WS_OP_RANGE2,
+		.flags = WS_OP_RANGE | WS_OP_RANGE2 | WS_OP_SPLIT,
 		.run = wsd_memcmp_run,
 	},
 	[WSCHED_OP_CRC32C] = {
 		.id = WSCHED_OP_CRC32C,
 		.name = "crc32c",
-		.flags = WS_OP_RANGE,
+		.flags = WS_OP_RANGE | WS_OP_SPLIT,
 		.check = wsd_crc32c_check,
 		.run = wsd_crc32c_run,
 	},
@@ -185,7 +188,8 @@ static void wsd_op_info(const struct ws_op *op, struct wsched_op_info *info)
  *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL if @op->run is NULL, the name is malformed, @op->flags
- * holds unknown bits or %WS_OP_RANGE2 without %WS_OP_RANGE, or
+ * holds unknown bits, or %WS_OP_RANGE2 or %WS_OP_SPLIT without
+ * %WS_OP_RANGE, or
  * @op->range2_len is set without %WS_OP_RANGE2; -EEXIST if an operation
  * of that name exists (built-in or registered); -ENOSPC if
  * WSCHED_OP_DYNAMIC_MAX operations are registered.
@@ -197,9 +201,10 @@ int ws_op_register(struct ws_op *op)
 
 	if (!op->run || !wsd_op_name_ok(op->name))
 		return -EINVAL;
-	if (op->flags & ~(WS_OP_RANGE | WS_OP_RANGE2))
+	if (op->flags & ~(WS_OP_RANGE | WS_OP_RANGE2 | WS_OP_SPLIT))
 		return -EINVAL;
-	if ((op->flags & WS_OP_RANGE2) && !(op->flags & WS_OP_RANGE))
+	if ((op->flags & (WS_OP_RANGE2 | WS_OP_SPLIT)) &&
+	    !(op->flags & WS_OP_RANGE))
 		return -EINVAL;
 	if (op->range2_len && !(op->flags & WS_OP_RANGE2))
 		return -EINVAL;

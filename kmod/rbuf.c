@@ -23,6 +23,8 @@
 #include <linux/vmalloc.h>
 
 #include "wsd_ctx.h"
+#include "wsd_dev.h"
+#include "wsd_rbuf.h"
 
 /* Pages pinned by the registered buffers of every context. */
 atomic_long_t wsd_nr_pinned = ATOMIC_LONG_INIT(0);

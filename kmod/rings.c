@@ -20,6 +20,7 @@
 #include <linux/vmalloc.h>
 
 #include "wsd_ctx.h"
+#include "wsd_dev.h"
 
 /* Layout of a ring's mapping: head and tail on their own cache lines. */
 #define WSD_OFF_HEAD		0

@@ -1,27 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/wsched submission: WSCHED_IOC_ENTER consumes submission ring
- * entries, checks each (the kernel's one copy of it), stages them into
- * the graph being built until an entry marked WSCHED_SQE_GRAPH_END, turns
- * that graph into a graph block (graph.c) and starts it; with
- * WSCHED_ENTER_GETEVENTS the caller then runs its graphs itself until
- * enough completions are there.
+ * /dev/wsched submission, the one way into the graph engine.
+ *
+ * WSCHED_IOC_ENTER consumes submission ring entries, checks each (the
+ * kernel's one copy of it), stages them into the graph being built until
+ * an entry marked WSCHED_SQE_GRAPH_END, turns that graph into a graph
+ * block (graph.c) and starts it; with WSCHED_ENTER_GETEVENTS the caller
+ * then runs its graphs itself until enough completions are there.
+ *
+ * WSCHED_IOC_SUBMIT_GRAPH, the synchronous wrapper, turns each of its
+ * nodes into the ring entry it stands for and stages it the same way, so
+ * wsd_build_add() is the only caller of an operation's check; it then
+ * launches the one graph and waits for it.
  *
  * Documentation/uapi.rst describes the ABI.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
+#include <linux/freezer.h>
 #include <linux/mm.h>
 #include <linux/nospec.h>
 #include <linux/overflow.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/wait_bit.h>
 
 #include "ws_op.h"
-#include "wsd_ctx.h"
 #include "wsd_cq.h"
+#include "wsd_ctx.h"
+#include "wsd_dev.h"
+#include "wsd_rbuf.h"
 
 /* Staging arrays at most this many entries long are kept between graphs. */
 #define WSD_BUILD_KEEP		256
@@ -52,6 +62,16 @@ void wsd_build_reset(struct wsd_build *build, bool keep)
 		build->preds = NULL;
 		build->preds_cap = 0;
 	}
+}
+
+/*
+ * The graph engine took the staged nodes' operation references
+ * (wsd_graph_build()): forget them, keeping the arrays.
+ */
+static __always_inline void wsd_build_consumed(struct wsd_build *build)
+{
+	build->nr = 0;
+	build->nr_preds = 0;
 }
 
 /* Make room for one more node and @nr_preds more predecessors. */
@@ -203,25 +223,6 @@ out_put:
 	return ret;
 }
 
-/**
- * wsd_stage_sqe - check one entry and stage it into a build
- * @ctx: the context
- * @build: the build
- * @sqe: the entry, in kernel memory (read once from user space)
- * @limit: the most nodes the graph may have
- *
- * For WSCHED_IOC_SUBMIT_GRAPH, whose nodes become entries: the same
- * checks as the rings' (the operation's own check among them), so every
- * operation has one checker.
- *
- * Return: 0 or the errno that refuses the graph.
- */
-int wsd_stage_sqe(struct wsd_ctx *ctx, struct wsd_build *build,
-		  const struct wsched_sqe *sqe, u32 limit)
-{
-	return wsd_build_add(ctx, build, sqe, limit);
-}
-
 /*
  * A graph whose end entry has not come yet holds no operation between
  * ENTER calls, so that ws_op_unregister() never waits for a build that
@@ -317,6 +318,8 @@ wsd_consume(struct wsd_ctx *ctx, const struct wsched_sqe *sqe,
 	if (!ret && end) {
 		ret = wsd_graph_start(ctx, build, sqe->user_data,
 				      &sub->serial, &sub->graphs);
+		if (!ret)
+			wsd_build_consumed(build);
 	}
 	if (ret) {
 		wsd_build_reset(build, true);
@@ -477,10 +480,256 @@ long wsd_enter(struct wsd_ctx *ctx, void __user *arg)
 	if (sub.graphs)
 		wsd_graph_launch(sub.graphs, wait && !ret, wsd_enough, &w);
 	else if (!ret && wait)
-		wsd_graph_help(ctx, wsd_enough, &w);
+		wsd_ctx_help(ctx, wsd_enough, &w);
 	if (!ret && wait)
 		ret = wsd_getevents(ctx, e.min_complete, e.timeout_ns);
 	if (copy_to_user(arg, &e, sizeof(e)))
 		return -EFAULT;
+	return ret;
+}
+
+/* ---- WSCHED_IOC_SUBMIT_GRAPH ---- */
+
+/* WSCHED_IOC_SUBMIT_GRAPH runs only these operations. */
+#define WSD_SYNC_OP_LAST	WSCHED_OP_FAIL
+
+/*
+ * A node of WSCHED_IOC_SUBMIT_GRAPH as the ring entry it stands for
+ * (@un is the kernel's copy).  Only what SUBMIT_GRAPH itself restricts is
+ * checked here (its flags and operations, its reserved field); the rest,
+ * the operation's operands among it, is checked by the rings' staging,
+ * wsd_build_add(): operands the operation does not take go where an
+ * entry carries none for it (off, len), and are refused there.
+ */
+static int wsd_node_to_sqe(const struct wsched_node *un,
+			   struct wsched_sqe *sqe)
+{
+	if (un->resv || (un->flags & ~WSCHED_NODE_FLAGS))
+		return -EINVAL;
+	if (un->op > WSD_SYNC_OP_LAST)
+		return -EOPNOTSUPP;
+	if (un->nr_preds > WSCHED_MAX_PREDS)
+		return -E2BIG;
+	*sqe = (struct wsched_sqe){
+		.op = un->op,
+		.flags = un->flags,
+		.user_data = un->user_data,
+		.arg = un->arg[0],
+		.off = un->arg[1],
+		.len = un->arg[2],
+		.nr_preds = un->nr_preds,
+	};
+	if (!un->nr_preds) {
+		if (un->preds_ptr)
+			return -EINVAL;
+	} else if (un->nr_preds == 1) {
+		/* An entry carries its one predecessor inline. */
+		if (get_user(sqe->pred, (u32 __user *)u64_to_user_ptr(un->preds_ptr)))
+			return -EFAULT;
+	} else {
+		sqe->preds_ptr = un->preds_ptr;
+	}
+	return 0;
+}
+
+/*
+ * Stage a graph: every node becomes an entry, checked and staged as the
+ * rings' are; every user byte is read once, and the whole graph is
+ * staged before anything runs.  The build is the caller's.
+ */
+static int wsd_sync_stage(struct wsd_ctx *ctx, struct wsd_build *build,
+			  const struct wsched_node *unodes, u32 nr)
+{
+	struct wsched_sqe sqe;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		ret = wsd_node_to_sqe(&unodes[i], &sqe);
+		if (!ret)
+			ret = wsd_build_add(ctx, build, &sqe, wsd_nodes_limit());
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static bool wsd_sync_finished(void *arg)
+{
+	struct wsd_graph *graph = arg;
+
+	/* Pairs with the release in wsd_graph_done(). */
+	return smp_load_acquire(&graph->finished);
+}
+
+/*
+ * Wait for a synchronous graph.  A signal cancels what has not started
+ * (the graph still finishes: running nodes complete, the others post
+ * -ECANCELED) and gives -EINTR; the freezer's wake-up at suspend is not a
+ * signal: the caller freezes and goes on waiting.  Return 0 once the
+ * graph has finished, or -EINTR: then the graph has finished too, unless
+ * a fatal signal came (wsd_sync_finished() tells).
+ */
+static int wsd_sync_wait(struct wsd_graph *graph)
+{
+	for (;;) {
+		/*
+		 * Pairs with wake_up_var() after the release in
+		 * wsd_graph_done().  TASK_FREEZABLE: the freezer may freeze
+		 * us in this sleep; we hold no lock.
+		 */
+		if (!___wait_var_event(&graph->finished,
+				       wsd_sync_finished(graph),
+				       (TASK_INTERRUPTIBLE | TASK_FREEZABLE), 0, 0,
+				       schedule()))
+			return 0;
+		if (!try_to_freeze())
+			break;
+	}
+	/* Read by nodes as they start. */
+	WRITE_ONCE(graph->aborted, true);
+	/*
+	 * Run what is left: cancelled now, so it ends soon, and the pool
+	 * may have no thread (none can be made while our signal is
+	 * pending).  Between rounds sleep killable, never uninterruptibly.
+	 * A fatal signal ends the wait before the graph has finished: the
+	 * caller then writes no results (the process is going away) and
+	 * drops its reference; the graph's running reference keeps the
+	 * block until it completes, and the file's release runs the rest.
+	 */
+	while (!wsd_sync_finished(graph) && !fatal_signal_pending(current)) {
+		wsd_help(graph->group.pool, wsd_sync_finished, graph, true);
+		if (!wsd_sync_finished(graph))
+			schedule_timeout_killable(1);
+	}
+	return -EINTR;
+}
+
+/*
+ * Copy the results out through @res, a buffer of graph->nr results that
+ * the caller allocated before the graph ran: once it has run, nothing
+ * may fail for lack of memory, or the caller would be told the graph was
+ * refused after its nodes ran.
+ */
+static int wsd_copy_results(const struct wsd_graph *graph,
+			    struct wsched_result *res, u64 uptr)
+{
+	u32 i, nr = graph->nr;
+
+	memset(res, 0, array_size(nr, sizeof(*res)));
+	for (i = 0; i < nr; i++) {
+		const struct wsched_cqe *cqe = &graph->nodes[i].slot.cqe;
+
+		res[i].user_data = cqe->user_data;
+		res[i].res = cqe->res;
+		res[i].flags = cqe->flags;
+		res[i].seq = cqe->seq;
+	}
+	if (copy_to_user(u64_to_user_ptr(uptr), res,
+			 array_size(nr, sizeof(*res))))
+		return -EFAULT;
+	return 0;
+}
+
+/**
+ * wsd_submit_graph - WSCHED_IOC_SUBMIT_GRAPH: run a graph and wait for it
+ * @ctx: the context
+ * @arg: user address of struct wsched_graph
+ *
+ * A thin wrapper over the graph engine: the graph is staged like ring
+ * entries, built into one graph block, run by the caller in the
+ * context's pool (with help from its workers), and its results copied
+ * out.  A signal cancels the nodes that have not started.
+ *
+ * Return: 0, -EINTR (the results say what ran), or the errno that refused
+ * the graph (nothing ran).
+ */
+long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg)
+{
+	struct wsd_build build = {};
+	struct wsched_result *res = NULL;
+	struct wsched_node *unodes;
+	struct wsched_graph ug;
+	struct wsd_graph *graph;
+	struct ws_pool *pool;
+	int ret, ret2;
+
+	if (copy_from_user(&ug, arg, sizeof(ug)))
+		return -EFAULT;
+	if (ug.size != sizeof(ug) ||
+	    ug.node_size != sizeof(struct wsched_node) ||
+	    ug.result_size != sizeof(struct wsched_result) ||
+	    (ug.flags & ~WSCHED_GRAPH_FLAGS) || !wsd_zero(ug.resv, sizeof(ug.resv)))
+		return -EINVAL;
+	if (!ug.nr_nodes)
+		return -EINVAL;
+	if (ug.nr_nodes > wsd_nodes_limit())
+		return -E2BIG;
+	pool = wsd_ctx_pool(ctx);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+
+	unodes = kvmalloc_array(ug.nr_nodes, sizeof(*unodes), GFP_KERNEL_ACCOUNT);
+	if (!unodes)
+		return -ENOMEM;
+	if (copy_from_user(unodes, u64_to_user_ptr(ug.nodes_ptr),
+			   array_size(ug.nr_nodes, sizeof(*unodes)))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	ret = wsd_sync_stage(ctx, &build, unodes, ug.nr_nodes);
+	if (ret)
+		goto out;
+	/* The last check before anything runs: the results must be writable. */
+	if (clear_user(u64_to_user_ptr(ug.results_ptr),
+		       array_size(ug.nr_nodes, sizeof(struct wsched_result)))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	/*
+	 * Before the graph is built: failing to allocate the results after
+	 * it ran would refuse a graph that ran (the fault_test selftest's
+	 * SUBMIT_GRAPH sweep found it).
+	 */
+	res = kvmalloc_array(ug.nr_nodes, sizeof(*res), GFP_KERNEL_ACCOUNT);
+	if (!res) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/*
+	 * The block cache has one taker at a time: under ctx->lock, taken
+	 * interruptibly as in wsd_submit().  Nothing ran yet, and zeroing
+	 * the results again does no harm: the call can restart.
+	 */
+	if (mutex_lock_interruptible(&ctx->lock)) {
+		ret = -ERESTARTSYS;
+		goto out;
+	}
+	ctx->pool = pool;
+	graph = wsd_graph_build(ctx, &build, 0, true);
+	mutex_unlock(&ctx->lock);
+	if (!graph) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	wsd_build_consumed(&build);
+
+	wsd_graph_launch(graph, true, wsd_sync_finished, graph);
+	ret = wsd_sync_wait(graph);
+	/*
+	 * Results are written even when interrupted, once the graph has
+	 * finished: not after a fatal signal that ended the wait before.
+	 * wsd_sync_finished()'s acquire makes the nodes' results visible.
+	 */
+	if (wsd_sync_finished(graph)) {
+		ret2 = wsd_copy_results(graph, res, ug.results_ptr);
+		if (!ret)
+			ret = ret2;
+	}
+	wsd_graph_put(graph);
+out:
+	wsd_build_reset(&build, false);
+	kvfree(res);
+	kvfree(unodes);
 	return ret;
 }

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The operations /dev/wsched runs: the table and registry (opdef.c) and
- * the built-in families (op_basic.c, op_mem.c, op_hash.c).
+ * The operations /dev/wsched runs: the table and registry (opdef.c), and
+ * what the engine inlines of them.  Each built-in family declares its own
+ * functions (op_basic.h, op_mem.h, op_hash.h).
  */
 #ifndef _WS_OP_H
 #define _WS_OP_H
 
 #include <linux/compiler.h>
+#include <linux/cpumask.h>
+#include <linux/math.h>
+#include <linux/minmax.h>
 #include <linux/nospec.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
@@ -73,6 +77,21 @@ static __always_inline bool wsd_op_cheap(const struct ws_op *op,
 	       args->arg <= WSD_SPIN_CHEAP;
 }
 
+/*
+ * Threads a ready node of @op can keep busy: one, or for an op that
+ * splits its range (WS_OP_SPLIT) one per WSD_OP_GRAIN bytes of it, at
+ * most the CPUs.  wsd_graph_launch() asks the submitter's pool for that
+ * many, so that a one-node graph over a large buffer runs in parallel.
+ */
+static __always_inline u32 wsd_op_width(const struct ws_op *op,
+					const struct ws_op_args *args)
+{
+	if (!(op->flags & WS_OP_SPLIT))
+		return 1;
+	return min_t(u64, DIV_ROUND_UP_ULL(args->len, WSD_OP_GRAIN),
+		     nr_cpu_ids);
+}
+
 /* A NOP takes no argument. */
 static __always_inline int __wsd_nop_check(const struct ws_op_args *args)
 {
@@ -103,29 +122,5 @@ static __always_inline int wsd_op_run(const struct ws_op *op,
 
 int wsd_ops_init(void);
 void wsd_ops_exit(void);
-
-/* op_basic.c */
-int wsd_nop_check(const struct ws_op_args *args);
-int wsd_nop_run(const struct ws_op_args *args, u64 *value);
-int wsd_spin_check(const struct ws_op_args *args);
-int wsd_spin_run(const struct ws_op_args *args, u64 *value);
-int wsd_fail_check(const struct ws_op_args *args);
-int wsd_fail_run(const struct ws_op_args *args, u64 *value);
-
-/* op_mem.c */
-int wsd_memcpy_run(const struct ws_op_args *args, u64 *value);
-int wsd_memset_check(const struct ws_op_args *args);
-int wsd_memset_run(const struct ws_op_args *args, u64 *value);
-int wsd_memcmp_run(const struct ws_op_args *args, u64 *value);
-
-/* op_hash.c */
-int wsd_crc32c_check(const struct ws_op_args *args);
-int wsd_crc32c_run(const struct ws_op_args *args, u64 *value);
-int wsd_xxhash64_run(const struct ws_op_args *args, u64 *value);
-int wsd_sha256_run(const struct ws_op_args *args, u64 *value);
-
-/* /dev/wsched itself (dev.c). */
-int ws_dev_init(void);
-void ws_dev_exit(void);
 
 #endif /* _WS_OP_H */

@@ -67,7 +67,7 @@ static __always_inline void wsd_post_locked(struct wsd_ctx *ctx,
 		wsd_cq_write(ctx, &slot->cqe);
 	} else if (READ_ONCE(ctx->closing)) {
 		/*
-		 * Released: nobody reads the CQ again, and wsd_ctx_release()
+		 * Released: nobody reads the CQ again, and wsd_ctx_destroy()
 		 * has dropped the held list under this lock after it set
 		 * closing, so a slot held now would keep its graph forever.
 		 */
@@ -114,5 +114,11 @@ static __always_inline u32 wsd_cq_events_hint(struct wsd_ctx *ctx)
 
 	return min(n, ctx->cq_entries) + READ_ONCE(ctx->nr_held);
 }
+
+u32 wsd_cq_events(struct wsd_ctx *ctx);
+int wsd_cq_flush(struct wsd_ctx *ctx);
+void wsd_cq_drop_held(struct wsd_ctx *ctx);
+long wsd_getevents(struct wsd_ctx *ctx, u32 min_complete, u64 timeout_ns);
+__poll_t wsd_poll_events(struct wsd_ctx *ctx);
 
 #endif /* _WSD_CQ_H */

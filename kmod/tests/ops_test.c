@@ -749,9 +749,12 @@ static void ops_register_bad(struct kunit *test)
 	op->run = NULL;
 	KUNIT_EXPECT_EQ(test, ot_register(test, op), -EINVAL);
 	ot_op_init(op, "test.flags");
-	op->flags = 0x4;
+	/* The lowest bit that names no flag. */
+	op->flags = WS_OP_SPLIT << 1;
 	KUNIT_EXPECT_EQ(test, ot_register(test, op), -EINVAL);
 	op->flags = WS_OP_RANGE2;
+	KUNIT_EXPECT_EQ(test, ot_register(test, op), -EINVAL);
+	op->flags = WS_OP_SPLIT;
 	KUNIT_EXPECT_EQ(test, ot_register(test, op), -EINVAL);
 	op->flags = WS_OP_RANGE;
 	op->range2_len = 8;
@@ -762,6 +765,10 @@ static void ops_register_bad(struct kunit *test)
 				    "built-in name %s", ot_names[i]);
 	}
 
+	ot_op_init(op, good);
+	op->flags = WS_OP_RANGE | WS_OP_SPLIT;
+	KUNIT_ASSERT_EQ(test, ot_register(test, op), 0);
+	ot_unregister(test, op);
 	ot_op_init(op, good);
 	op->flags = WS_OP_RANGE | WS_OP_RANGE2;
 	op->range2_len = 8;

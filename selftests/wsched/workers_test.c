@@ -35,6 +35,9 @@
  *   or worker behind.
  * - max_workers: WSCHED_IOC_MAX_WORKERS reads and sets the file's cap, and
  *   a cap of 1 holds the set to one worker.
+ * - split_node_workers: a one-node graph whose op splits its range
+ *   (crc32c) gets threads beside its waiting submitter, and its value is
+ *   right.
  * - idle_workers_exit: idle workers exit after worker_idle_ms while the
  *   file stays open, and the next graph still runs.
  *
@@ -65,6 +68,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "../../tools/libwsched/wsched.h"
 #include "wsched_ring.h"
 
 #ifndef WSCHED_IOC_MAX_WORKERS
@@ -1389,6 +1393,65 @@ TEST_F_TIMEOUT(wk, max_workers, 180)
 	EXPECT_TRUE(v == 1024 || (int)v >= self->ncpu)
 		TH_LOG("cap 1024 read back as %u", v);
 	ring_close(&r);
+	EXPECT_OK(wait_base(&self->base, true, false, 10000, NULL));
+}
+
+/* ---- a node that splits its range --------------------------------------- */
+
+/*
+ * A graph of one crc32c node over 8 MiB, waited for by its submitter: the
+ * node splits its range (WS_OP_SPLIT), so the graph asks for threads
+ * beside the submitter, which would otherwise run the whole reduction
+ * alone.  The value must be right whoever ran the pieces.
+ */
+TEST_F_TIMEOUT(wk, split_node_workers, 180)
+{
+	const size_t len = 8 << 20;
+	struct wsched_buf b = { .len = len };
+	struct wsched_buf_reg reg = {
+		.size = sizeof(reg), .nr = 1, .bufs_ptr = (uintptr_t)&b,
+	};
+	struct wsched_cqe c[2];
+	struct wsched_sqe e;
+	struct wcounts after;
+	struct ring r;
+	unsigned int n = 0;
+	__u8 *mem;
+
+	if (self->ncpu < 2)
+		SKIP(return, "one CPU: no thread to make beside the submitter");
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, mem);
+	rnd_seed(0x5b1177ULL);
+	fill_random(mem, len);
+	b.addr = (uintptr_t)mem;
+	ASSERT_EQ(0, ring_open(&r, 16, 0, 0));
+	ASSERT_EQ(0, xioctl(r.fd, WSCHED_IOC_REGISTER_BUFFERS, &reg));
+	sqe_range(&e, WSCHED_OP_CRC32C, 0, 0, len, 0, ~0U, UD(1, 0));
+	e.flags = WSCHED_SQE_GRAPH_END;
+	ASSERT_TRUE(sq_push(&r, &e));
+	/* Submit and wait in one call: the submitter takes part. */
+	ASSERT_EQ(0, ring_enter(&r, 1, 2, WSCHED_ENTER_GETEVENTS,
+				60ULL * SEC_NS, NULL));
+	while (n < 2 && ring_reap(&r, &c[n], 1))
+		n++;
+	ASSERT_EQ(2, n);
+	EXPECT_EQ(0, c[0].res);
+	EXPECT_FALSE(c[0].flags & WSCHED_CQE_GRAPH);
+	EXPECT_EQ(wsched_crc32c_sw(~0U, mem, len), (__u32)c[0].value);
+	EXPECT_TRUE(c[1].flags & WSCHED_CQE_GRAPH);
+	EXPECT_EQ(0, c[1].res);
+	/* Idle threads stay worker_idle_ms (5 s): still counted now. */
+	ASSERT_OK(read_counts(&after));
+	TH_LOG("one crc32c node over 8 MiB: %ld workers (baseline %ld), %d CPUs",
+	       after.workers - self->base.workers, self->base.workers,
+	       self->ncpu);
+	EXPECT_LE(self->base.workers + 1, after.workers)
+		TH_LOG("no thread was made for a node that splits its range");
+	EXPECT_GE(self->base.workers + self->ncpu, after.workers);
+	ring_close(&r);
+	munmap(mem, len);
 	EXPECT_OK(wait_base(&self->base, true, false, 10000, NULL));
 }
 

@@ -392,6 +392,14 @@ struct ws_op_args {
 #define WS_OP_RANGE		0x1U
 /* The op uses (buf2, arg) as a second range; needs WS_OP_RANGE too. */
 #define WS_OP_RANGE2		0x2U
+/*
+ * The op's run splits its first range into pieces of at least 64 KiB with
+ * ws_parallel_for() or ws_parallel_reduce() on ws_op_args.pool; needs
+ * WS_OP_RANGE.  The engine then asks the submitter's pool for one thread
+ * per 64 KiB of the range (at most the CPUs the process may use), so that
+ * even a graph of one such node runs in parallel.
+ */
+#define WS_OP_SPLIT		0x4U
 
 /**
  * struct ws_op - an operation /dev/wsched can run
@@ -400,7 +408,7 @@ struct ws_op_args {
  *	Prefix it with the module's name, such as "mymod.frob".
  * @owner: the module that implements the op (THIS_MODULE); /dev/wsched
  *	holds a reference on it while a submitted node uses the op
- * @flags: %WS_OP_RANGE, %WS_OP_RANGE2.  Ring entry fields the op does
+ * @flags: %WS_OP_RANGE, %WS_OP_RANGE2, %WS_OP_SPLIT.  Ring entry fields the op does
  *	not use must be zero: (buf, off, len) without %WS_OP_RANGE, buf2
  *	without %WS_OP_RANGE2.  A range is never empty.
  * @range2_len: length of the second range; 0 for the same as the first

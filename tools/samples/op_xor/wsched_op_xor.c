@@ -72,7 +72,7 @@ static int xor8_run(const struct ws_op_args *args, u64 *value)
 static struct ws_op xor8_op = {
 	.name = "sample.xor8",
 	.owner = THIS_MODULE,
-	.flags = WS_OP_RANGE,
+	.flags = WS_OP_RANGE | WS_OP_SPLIT,
 	.check = xor8_check,
 	.run = xor8_run,
 };
