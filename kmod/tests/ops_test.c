@@ -41,10 +41,11 @@ static const char * const ot_names[] = {
 };
 
 static const unsigned int ot_flags[] = {
-	[WSCHED_OP_MEMCPY] = WS_OP_RANGE | WS_OP_RANGE2,
-	[WSCHED_OP_MEMSET] = WS_OP_RANGE,
-	[WSCHED_OP_MEMCMP] = WS_OP_RANGE | WS_OP_RANGE2,
-	[WSCHED_OP_CRC32C] = WS_OP_RANGE,
+	/* The ops that run as parallel loops over their range split it. */
+	[WSCHED_OP_MEMCPY] = WS_OP_RANGE | WS_OP_RANGE2 | WS_OP_SPLIT,
+	[WSCHED_OP_MEMSET] = WS_OP_RANGE | WS_OP_SPLIT,
+	[WSCHED_OP_MEMCMP] = WS_OP_RANGE | WS_OP_RANGE2 | WS_OP_SPLIT,
+	[WSCHED_OP_CRC32C] = WS_OP_RANGE | WS_OP_SPLIT,
 	[WSCHED_OP_XXHASH64] = WS_OP_RANGE,
 	[WSCHED_OP_SHA256] = WS_OP_RANGE | WS_OP_RANGE2,
 };

@@ -68,6 +68,17 @@ typedef unsigned int gfp_t;
 #define max(a, b)	({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); _a > _b ? _a : _b; })
 #define clamp(v, lo, hi) min(max(v, lo), hi)
 
+/* lib/string.c's memchr_inv(): the first byte of @p that is not @c. */
+static inline void *memchr_inv(const void *p, int c, size_t n)
+{
+	const unsigned char *s = p;
+
+	for (; n; n--, s++)
+		if (*s != (unsigned char)c)
+			return (void *)s;
+	return NULL;
+}
+
 #define noinline	__attribute__((noinline))
 /* User space has no stack auto-initialisation to opt out of. */
 #define __uninitialized
