@@ -8,7 +8,10 @@
 #   make clean        remove build outputs
 #   make install      wsched.ko into /lib/modules/<KDIR's release>/updates
 #                     (+ depmod), the uapi header, libwsched (+ pkg-config),
-#                     wsctl and the udev rule; PREFIX (/usr/local), DESTDIR
+#                     wsctl, the manual pages (wsched(7), libwsched's
+#                     section 3, wsctl(1), into mandir, default
+#                     PREFIX/share/man) and the udev rule; PREFIX
+#                     (/usr/local), DESTDIR
 #   make dkms-install register wsched with DKMS and build and install it for
 #                     every kernel with headers; make dkms-remove undoes it
 #   make check        the whole test run: debug kernel (KASAN, lockdep,

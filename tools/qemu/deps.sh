@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages the rig needs, if any is missing.
-# Usage: deps.sh [all|debug|stock|stock-6.12|stock-6.12-rt|dkms]
+# Usage: deps.sh [all|debug|stock|stock-6.12|stock-6.12-rt|dkms|man]
 #        (default all; several may be given)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -22,6 +22,10 @@ done
 # dkms builds wsched for every header set (a host step of the rig); udev's
 # udevadm checks the rule file.
 has dkms && pkgs+=(dkms udev)
+# The packaging stage lints and renders the installed manual pages
+# (mandoc -T lint, man --warnings -l with groff) and links example.c
+# through pkg-config.
+has man && pkgs+=(man-db mandoc groff-base pkg-config)
 
 sudo=
 [[ $(id -u) -eq 0 ]] || sudo=sudo

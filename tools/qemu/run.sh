@@ -17,7 +17,8 @@
 #              the same on Debian's 6.12 LTS kernel and its PREEMPT_RT
 #              flavour (bookworm-security).
 #   packaging  host: dkms build for every stock kernel's headers, make
-#              install into a DESTDIR, the udev rule checked by udevadm.
+#              install into a DESTDIR, the installed manual pages linted
+#              and rendered, the udev rule checked by udevadm.
 #   --demo boot the stock kernel, load wsched.ko and the smoke module,
 #          print the result and the debugfs stats, run wsctl (crc32c of
 #          a 32 MiB file, an example graph), power off.
@@ -295,7 +296,7 @@ stage_stock() {	# stage_stock <stage> <test|demo>
 stage_packaging() {
 	local st=packaging t=$WSCHED_OUT/packaging s kver ver dest f
 	touch "$t/host-only"
-	"$RIG_DIR/deps.sh" dkms $STOCK_STAGES
+	"$RIG_DIR/deps.sh" dkms man $STOCK_STAGES
 	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO_DIR/dkms.conf")
 	mkdir -p "$t/dkms/src/wsched-$ver" "$t/dkms/tree"
 	tar -C "$REPO_DIR" -cf - dkms.conf Kbuild kmod uapi | tar -C "$t/dkms/src/wsched-$ver" -xf -
@@ -349,7 +350,82 @@ stage_packaging() {
 	else
 		host_check $st 1 pkg_config_link "see $t/install.log"
 	fi
+	man_check "$t" "$dest/usr/share/man" "$dest/usr/include/wsched.h"
 	udev_rule_check "$t"
+}
+
+# The manual pages of the DESTDIR install: every page of the source tree
+# is installed; each installed page lints clean (mandoc -T lint, warnings
+# and worse; a link page must be a single .so of an installed real page)
+# and renders with man -l without a warning of man or groff (both run
+# from the man root, where .so links resolve); every global symbol of
+# libwsched.map and every inline helper or macro of the installed
+# wsched.h has a page in man3 whose NAME names it.
+man_check() {	# man_check <dir> <mandir> <installed wsched.h>
+	local d=$1/man m=$2 hdr=$3 st=packaging f page out missing= sym target first
+	local -a syms
+	mkdir -p "$d"
+	for f in "$REPO_DIR"/tools/libwsched/man/*.[37] "$REPO_DIR"/tools/wsctl/*.1; do
+		cmp -s "$f" "$m/man${f##*.}/${f##*/}" || missing+=" ${f##*/}"
+	done
+	host_check $st "$([[ -z $missing ]]; echo $?)" installed_man_pages \
+		"missing from or different in $m:$missing"
+	for f in "$m"/man[137]/*; do
+		page=${f##*/}
+		# A family's link page is one line, ".so man3/<page>", naming
+		# a real page that is installed; mandoc warns about every .so
+		# ("fragile"), which is the one warning let through for them.
+		read -r target <"$f" || true
+		if [[ $target == .so* ]]; then
+			target=${target#.so }
+			first=.so
+			[[ -f $m/$target ]] && { read -r first <"$m/$target" || true; }
+			if [[ $(wc -l <"$f") -ne 1 || $first == .so* ]]; then
+				out="$f: not one .so line naming an installed page: $target"
+			else
+				out=$(cd "$m" && mandoc -T lint -W warning "${f#"$m"/}" 2>&1 |
+				      grep -v ': WARNING: \.so is fragile, better use ln(1): ') || true
+			fi
+		else
+			out=$(cd "$m" && mandoc -T lint -W warning "${f#"$m"/}" 2>&1) ||
+				out=${out:-mandoc failed}
+		fi
+		if [[ -z $out ]]; then
+			host_check $st 0 "man_lint_$page"
+		else
+			printf '%s\n' "$out" >"$d/lint-$page.log"
+			host_check $st 1 "man_lint_$page" "see $d/lint-$page.log"
+		fi
+		# All of groff's warnings (-ww), and man's own (a failed .so).
+		if out=$(cd "$m" && LC_ALL=C.UTF-8 MANWIDTH=80 MANPAGER=cat \
+			 man --warnings=w -l "${f#"$m"/}" 2>&1 >/dev/null) &&
+		   [[ -z $out ]]; then
+			host_check $st 0 "man_render_$page"
+		else
+			printf '%s\n' "$out" >"$d/render-$page.log"
+			host_check $st 1 "man_render_$page" "see $d/render-$page.log"
+		fi
+	done
+	mapfile -t syms < <(
+		sed -n '/global:/,/local:/s/^[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\);$/\1/p' \
+			"$REPO_DIR/tools/libwsched/libwsched.map"
+		sed -nE -e 's/^static inline [^(]*[ *](wsched_[a-z0-9_]+)\(.*/\1/p' \
+			-e 's/^#define (wsched_[a-z0-9_]+)\(.*/\1/p' "$hdr")
+	if ((${#syms[@]} < 17)); then
+		host_check $st 1 man_api_symbols "found ${#syms[@]} symbols in libwsched.map and wsched.h"
+	fi
+	for sym in "${syms[@]}"; do
+		f=$m/man3/$sym.3
+		target=$f
+		[[ -f $f ]] && read -r out <"$f" && [[ $out == ".so "* ]] && target=$m/${out#.so }
+		out=
+		[[ -f $target ]] && out=$(sed -n '/^\.SH NAME/,/^\.SH/p' "$target")
+		if grep -qw -- "$sym" <<<"$out"; then
+			host_check $st 0 "man_api_$sym"
+		else
+			host_check $st 1 "man_api_$sym" "no man3/$sym.3 whose NAME names $sym"
+		fi
+	done
 }
 
 # udevadm test of udev/60-wsched.rules: the rule, with its KERNEL match
