@@ -19,15 +19,22 @@
  * after a copy the pattern of its source page, which depends on the
  * page's index and the word's offset, so a page lost, done twice or
  * copied to the wrong place is caught.  Loading fails with -EIO on a
- * mismatch.  Each run prints one line:
+ * mismatch.  Each variant prints one line,
  *
  *   wsched_pages: op=clear variant=job pages=16384 threads=2 us=1234
  *
- * and the best of @reps runs (us is the minimum) is what is printed.
+ * for the fastest of @reps rounds, each round running every variant once.
+ * With @bench it also prints rows for tools/bench/run.sh (the format of
+ * wsched_bench's): the job against one thread and against the static
+ * split, with the medians over the rounds:
+ *
+ *   wsched_pages: row name=pages_copy baseline=static base_ns=... ws_ns=...
+ *     ratio=<median of static/job per round> ratio_min=.. ratio_max=.. ...
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
+#include <linux/math64.h>
 #include <linux/gfp.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
@@ -37,6 +44,7 @@
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/workqueue.h>
 #include <linux/wsched.h>
 
@@ -48,9 +56,20 @@ static unsigned int threads;
 module_param(threads, uint, 0444);
 MODULE_PARM_DESC(threads, "threads of the static split and the job's max_threads (0: online CPUs)");
 
+/* Most rounds: the times of every round are kept. */
+#define PAGES_MAX_REPS	31
+
 static unsigned int reps = 1;
 module_param(reps, uint, 0444);
-MODULE_PARM_DESC(reps, "runs of each variant; the fastest is reported (1 to 100, default 1)");
+MODULE_PARM_DESC(reps, "rounds, each running every variant once (1 to 31, default 1)");
+
+static bool bench;
+module_param(bench, bool, 0444);
+MODULE_PARM_DESC(bench, "also print rows for tools/bench: the job against one thread and the static split");
+
+static char *tag = "";
+module_param(tag, charp, 0444);
+MODULE_PARM_DESC(tag, "appended to the rows' names, e.g. \"_hog\" for a run beside a CPU hog");
 
 /* Pages per chunk of the job: 64 KiB, tens of microseconds of work. */
 #define PAGES_MIN_CHUNK	16
@@ -205,51 +224,125 @@ static const char *const pages_variant_name[] = {
 	[PAGES_JOB] = "job",
 };
 
-/* Run @variant of @set->op @reps times, check each; print the best. */
-static int pages_run(struct pages_set *set, enum pages_variant variant,
-		     unsigned int nr_threads)
+static const char *pages_op_name(const struct pages_set *set)
 {
-	s64 best = S64_MAX;
+	return set->op == PAGES_CLEAR ? "clear" : "copy";
+}
+
+/* Times of each variant in each round, in ns. */
+static u64 pages_ns[PAGES_VARIANTS][PAGES_MAX_REPS];
+
+/* Run @variant of @set->op once, time it into *@ns and check it. */
+static int pages_once(struct pages_set *set, enum pages_variant variant,
+		      unsigned int nr_threads, u64 *ns)
+{
+	unsigned long bad;
+	ktime_t t0;
+	int ret = 0;
+
+	/* Something other than the result, so a skipped page shows. */
+	pages_fill(set->dst, set->nr, false);
+	t0 = ktime_get();
+	switch (variant) {
+	case PAGES_SERIAL:
+		pages_range(0, set->nr, set);
+		break;
+	case PAGES_STATIC:
+		ret = pages_static(set, nr_threads);
+		break;
+	default:
+		ret = pages_job(set, nr_threads);
+		break;
+	}
+	*ns = ktime_to_ns(ktime_sub(ktime_get(), t0));
+	if (ret) {
+		pr_err("op=%s variant=%s failed: %d\n", pages_op_name(set),
+		       pages_variant_name[variant], ret);
+		return ret;
+	}
+	bad = pages_check(set);
+	if (bad) {
+		pr_err("op=%s variant=%s: %lu of %lu pages wrong\n",
+		       pages_op_name(set), pages_variant_name[variant], bad,
+		       set->nr);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int pages_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median, minimum and maximum of @n values (sorted in place). */
+static void pages_stats(u64 *v, unsigned int n, u64 *med, u64 *lo, u64 *hi)
+{
+	sort(v, n, sizeof(*v), pages_cmp, NULL);
+	*med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	*lo = v[0];
+	*hi = v[n - 1];
+}
+
+/*
+ * A row for tools/bench: the job against @base, with the median, min and
+ * max over the rounds of base / job (in thousandths).
+ */
+static void pages_row(const struct pages_set *set, enum pages_variant base,
+		      unsigned int nr_threads)
+{
+	u64 ratio[PAGES_MAX_REPS], b[PAGES_MAX_REPS], w[PAGES_MAX_REPS];
+	u64 rmed, rmin, rmax, bmed, bmin, bmax, wmed, wmin, wmax;
 	unsigned int r;
 
 	for (r = 0; r < reps; r++) {
-		unsigned long bad;
-		ktime_t t0;
-		int ret = 0;
+		b[r] = pages_ns[base][r];
+		w[r] = pages_ns[PAGES_JOB][r];
+		ratio[r] = div64_u64(b[r] * 1000, max(w[r], 1ULL));
+	}
+	pages_stats(ratio, reps, &rmed, &rmin, &rmax);
+	pages_stats(b, reps, &bmed, &bmin, &bmax);
+	pages_stats(w, reps, &wmed, &wmin, &wmax);
+	pr_info("row name=pages_%s%s baseline=%s base_ns=%llu ws_ns=%llu ratio=%llu.%03llu ratio_min=%llu.%03llu ratio_max=%llu.%03llu min=%llu max=%llu base_min=%llu base_max=%llu pages=%lu threads=%u\n",
+		pages_op_name(set), tag, pages_variant_name[base], bmed, wmed,
+		rmed / 1000, rmed % 1000, rmin / 1000, rmin % 1000,
+		rmax / 1000, rmax % 1000, wmin, wmax, bmin, bmax, set->nr,
+		nr_threads);
+}
 
-		/* Something other than the result, so a skipped page shows. */
-		pages_fill(set->dst, set->nr, false);
-		t0 = ktime_get();
-		switch (variant) {
-		case PAGES_SERIAL:
-			pages_range(0, set->nr, set);
-			break;
-		case PAGES_STATIC:
-			ret = pages_static(set, nr_threads);
-			break;
-		default:
-			ret = pages_job(set, nr_threads);
-			break;
-		}
-		best = min(best, ktime_us_delta(ktime_get(), t0));
-		if (ret) {
-			pr_err("op=%s variant=%s failed: %d\n",
-			       set->op == PAGES_CLEAR ? "clear" : "copy",
-			       pages_variant_name[variant], ret);
-			return ret;
-		}
-		bad = pages_check(set);
-		if (bad) {
-			pr_err("op=%s variant=%s: %lu of %lu pages wrong\n",
-			       set->op == PAGES_CLEAR ? "clear" : "copy",
-			       pages_variant_name[variant], bad, set->nr);
-			return -EIO;
+/*
+ * Run every variant of @set->op in @reps rounds, one run of each per
+ * round; print each variant's fastest run and, with @bench, the rows.
+ */
+static int pages_op(struct pages_set *set, unsigned int nr_threads)
+{
+	enum pages_variant v;
+	unsigned int r;
+	int ret;
+
+	for (r = 0; r < reps; r++) {
+		for (v = 0; v < PAGES_VARIANTS; v++) {
+			ret = pages_once(set, v, nr_threads, &pages_ns[v][r]);
+			if (ret)
+				return ret;
 		}
 	}
-	pr_info("op=%s variant=%s pages=%lu threads=%u us=%lld\n",
-		set->op == PAGES_CLEAR ? "clear" : "copy",
-		pages_variant_name[variant], set->nr,
-		variant == PAGES_SERIAL ? 1 : nr_threads, best);
+	for (v = 0; v < PAGES_VARIANTS; v++) {
+		u64 best = pages_ns[v][0];
+
+		for (r = 1; r < reps; r++)
+			best = min(best, pages_ns[v][r]);
+		pr_info("op=%s variant=%s pages=%lu threads=%u us=%llu\n",
+			pages_op_name(set), pages_variant_name[v], set->nr,
+			v == PAGES_SERIAL ? 1 : nr_threads,
+			div_u64(best, NSEC_PER_USEC));
+	}
+	if (bench) {
+		pages_row(set, PAGES_SERIAL, nr_threads);
+		pages_row(set, PAGES_STATIC, nr_threads);
+	}
 	return 0;
 }
 
@@ -286,10 +379,9 @@ static int __init wsched_pages_init(void)
 {
 	unsigned int nr_threads = threads ? threads : num_online_cpus();
 	struct pages_set set = { };
-	enum pages_variant v;
 	int ret = -ENOMEM;
 
-	if (!size_mb || size_mb > 1024 || !reps || reps > 100 ||
+	if (!size_mb || size_mb > 1024 || !reps || reps > PAGES_MAX_REPS ||
 	    nr_threads > 1024)
 		return -EINVAL;
 	set.nr = (unsigned long)size_mb * (SZ_1M / PAGE_SIZE);
@@ -300,17 +392,13 @@ static int __init wsched_pages_init(void)
 	pages_fill(set.src, set.nr, true);
 
 	set.op = PAGES_CLEAR;
-	for (v = 0; v < PAGES_VARIANTS; v++) {
-		ret = pages_run(&set, v, nr_threads);
-		if (ret)
-			goto out;
-	}
+	ret = pages_op(&set, nr_threads);
+	if (ret)
+		goto out;
 	set.op = PAGES_COPY;
-	for (v = 0; v < PAGES_VARIANTS; v++) {
-		ret = pages_run(&set, v, nr_threads);
-		if (ret)
-			goto out;
-	}
+	ret = pages_op(&set, nr_threads);
+	if (ret)
+		goto out;
 	pr_info("%lu pages cleared and copied three ways, all checked ok\n",
 		set.nr);
 out:
