@@ -4,7 +4,7 @@
  * init and migration's folio copy do: clear a large set of order-0 pages
  * with clear_page(), then copy them to another set with copy_page().
  *
- * Each is done three ways and timed:
+ * Each is done these ways and timed:
  *
  *   serial  one thread, the loading one;
  *   static  the pages cut into one equal share per thread, every share
@@ -13,7 +13,10 @@
  *           helpers), the caller running its own share and then waiting
  *           for the others (flush_work());
  *   job     ws_job_run() with the default pool: the loading process's
- *           own transient worker set, the caller taking part.
+ *           own transient worker set, the caller taking part;
+ *   job_system  ws_job_run() in ws_system_pool, whose workers exist
+ *           already: the job without the cost of making and stopping
+ *           the transient threads.
  *
  * After each run every page is checked: all zero after a clear, and
  * after a copy the pattern of its source page, which depends on the
@@ -26,7 +29,8 @@
  * for the fastest of @reps rounds, each round running every variant once.
  * With @bench it also prints rows for tools/bench/run.sh (the format of
  * wsched_bench's): the job against one thread and against the static
- * split, with the medians over the rounds:
+ * split, and job_system against the static split (rows *_syspool), with
+ * the medians over the rounds:
  *
  *   wsched_pages: row name=pages_copy baseline=static base_ns=... ws_ns=...
  *     ratio=<median of static/job per round> ratio_min=.. ratio_max=.. ...
@@ -200,7 +204,9 @@ static int pages_static(struct pages_set *set, unsigned int nr_threads)
 
 /* ---- the job ---- */
 
-static int pages_job(struct pages_set *set, unsigned int nr_threads)
+/* @pool NULL: the caller's own worker set (for insmod, a user pool). */
+static int pages_job(struct pages_set *set, unsigned int nr_threads,
+		     struct ws_pool *pool)
 {
 	struct ws_job job = {
 		.thread_fn = pages_range,
@@ -211,17 +217,21 @@ static int pages_job(struct pages_set *set, unsigned int nr_threads)
 		.min_chunk = min_t(unsigned long, PAGES_MIN_CHUNK, set->nr),
 		.max_threads = nr_threads,
 		.numa_aware = true,
+		.pool = pool,
 	};
 
 	return ws_job_run(&job);
 }
 
-enum pages_variant { PAGES_SERIAL, PAGES_STATIC, PAGES_JOB, PAGES_VARIANTS };
+enum pages_variant {
+	PAGES_SERIAL, PAGES_STATIC, PAGES_JOB, PAGES_JOB_SYSTEM, PAGES_VARIANTS
+};
 
 static const char *const pages_variant_name[] = {
 	[PAGES_SERIAL] = "serial",
 	[PAGES_STATIC] = "static",
 	[PAGES_JOB] = "job",
+	[PAGES_JOB_SYSTEM] = "job_system",
 };
 
 static const char *pages_op_name(const struct pages_set *set)
@@ -250,8 +260,11 @@ static int pages_once(struct pages_set *set, enum pages_variant variant,
 	case PAGES_STATIC:
 		ret = pages_static(set, nr_threads);
 		break;
+	case PAGES_JOB:
+		ret = pages_job(set, nr_threads, NULL);
+		break;
 	default:
-		ret = pages_job(set, nr_threads);
+		ret = pages_job(set, nr_threads, ws_system_pool);
 		break;
 	}
 	*ns = ktime_to_ns(ktime_sub(ktime_get(), t0));
@@ -287,11 +300,11 @@ static void pages_stats(u64 *v, unsigned int n, u64 *med, u64 *lo, u64 *hi)
 }
 
 /*
- * A row for tools/bench: the job against @base, with the median, min and
- * max over the rounds of base / job (in thousandths).
+ * A row for tools/bench: job variant @ws against @base, with the median,
+ * min and max over the rounds of base / ws (in thousandths).
  */
 static void pages_row(const struct pages_set *set, enum pages_variant base,
-		      unsigned int nr_threads)
+		      enum pages_variant ws, unsigned int nr_threads)
 {
 	u64 ratio[PAGES_MAX_REPS], b[PAGES_MAX_REPS], w[PAGES_MAX_REPS];
 	u64 rmed, rmin, rmax, bmed, bmin, bmax, wmed, wmin, wmax;
@@ -299,14 +312,15 @@ static void pages_row(const struct pages_set *set, enum pages_variant base,
 
 	for (r = 0; r < reps; r++) {
 		b[r] = pages_ns[base][r];
-		w[r] = pages_ns[PAGES_JOB][r];
+		w[r] = pages_ns[ws][r];
 		ratio[r] = div64_u64(b[r] * 1000, max(w[r], 1ULL));
 	}
 	pages_stats(ratio, reps, &rmed, &rmin, &rmax);
 	pages_stats(b, reps, &bmed, &bmin, &bmax);
 	pages_stats(w, reps, &wmed, &wmin, &wmax);
-	pr_info("row name=pages_%s%s baseline=%s base_ns=%llu ws_ns=%llu ratio=%llu.%03llu ratio_min=%llu.%03llu ratio_max=%llu.%03llu min=%llu max=%llu base_min=%llu base_max=%llu pages=%lu threads=%u\n",
-		pages_op_name(set), tag, pages_variant_name[base], bmed, wmed,
+	pr_info("row name=pages_%s%s%s baseline=%s base_ns=%llu ws_ns=%llu ratio=%llu.%03llu ratio_min=%llu.%03llu ratio_max=%llu.%03llu min=%llu max=%llu base_min=%llu base_max=%llu pages=%lu threads=%u\n",
+		pages_op_name(set), ws == PAGES_JOB ? "" : "_syspool", tag,
+		pages_variant_name[base], bmed, wmed,
 		rmed / 1000, rmed % 1000, rmin / 1000, rmin % 1000,
 		rmax / 1000, rmax % 1000, wmin, wmax, bmin, bmax, set->nr,
 		nr_threads);
@@ -340,8 +354,9 @@ static int pages_op(struct pages_set *set, unsigned int nr_threads)
 			div_u64(best, NSEC_PER_USEC));
 	}
 	if (bench) {
-		pages_row(set, PAGES_SERIAL, nr_threads);
-		pages_row(set, PAGES_STATIC, nr_threads);
+		pages_row(set, PAGES_SERIAL, PAGES_JOB, nr_threads);
+		pages_row(set, PAGES_STATIC, PAGES_JOB, nr_threads);
+		pages_row(set, PAGES_STATIC, PAGES_JOB_SYSTEM, nr_threads);
 	}
 	return 0;
 }
@@ -399,7 +414,7 @@ static int __init wsched_pages_init(void)
 	ret = pages_op(&set, nr_threads);
 	if (ret)
 		goto out;
-	pr_info("%lu pages cleared and copied three ways, all checked ok\n",
+	pr_info("%lu pages cleared and copied four ways, all checked ok\n",
 		set.nr);
 out:
 	pages_free(set.dst, set.nr);
