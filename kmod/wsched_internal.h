@@ -262,6 +262,9 @@ bool ws_help_drain(struct ws_worker *worker, bool (*cond)(void *arg),
 		   void *arg);
 struct ws_pool *ws_pool_create_user(void);
 
+/* ws_job_run() in a transient user pool that gets no thread (tests). */
+int ws_job_run_threadless(const struct ws_job *job);
+
 /*
  * Queue a ready task that its group already counts (the caller added it
  * to @group->pending when it set the group up): onto the caller's own

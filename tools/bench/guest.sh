@@ -21,6 +21,40 @@ for arg in $(cat /proc/cmdline); do
 	esac
 done
 
+# The value of word <key>= of $params, or $2.
+param() {
+	v=$(echo " $params " | sed -n "s/.* $1=\([^ ]*\) .*/\1/p")
+	echo "${v:-$2}"
+}
+
+# tools/samples/pages: page clear and copy by one thread, a static split
+# over an unbound workqueue and ws_job_run(), idle and then beside a CPU
+# hog pinned to CPU 0 (a static split waits for its slowest share).
+run_pages() {
+	only=$(param only "")
+	case ",$only," in
+	,,|*,pages,*) ;;
+	*) return ;;
+	esac
+	[ -f /lib/wsched/wsched_pages.ko ] || { echo "# pages-exit missing" >&3; return; }
+	pmb=$(param pages_mb 64)
+	pruns=$(param runs 5)
+	echo "[wsched-bench] insmod wsched_pages.ko size_mb=$pmb reps=$pruns bench=1"
+	insmod /lib/wsched/wsched_pages.ko size_mb="$pmb" reps="$pruns" bench=1
+	echo "# pages-exit $?" >&3
+	rmmod wsched_pages 2>/dev/null
+	if command -v taskset >/dev/null; then
+		taskset 1 sh -c 'while :; do :; done' &
+		hog=$!
+		insmod /lib/wsched/wsched_pages.ko size_mb="$pmb" reps="$pruns" bench=1 tag=_hog
+		echo "# pages-hog-exit $?" >&3
+		kill "$hog"
+		rmmod wsched_pages 2>/dev/null
+	fi
+	dmesg | grep 'wsched_pages: \(row\|op=\)' | sed 's/^\[[^]]*\] //' >&3
+	dmesg | grep 'wsched_pages:.*wrong' | sed 's/^\[[^]]*\] //' >&3
+}
+
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
 exec 3>/dev/ttyS1
 echo "# bench cpus=$(grep -c ^processor /proc/cpuinfo) kernel=$(uname -r)" >&3
@@ -37,6 +71,7 @@ if insmod /lib/wsched/wsched.ko; then
 	echo "# kworkers_unbound=$(cat /proc/[0-9]*/comm 2>/dev/null | grep -c '^kworker/u')" >&3
 	dmesg | grep 'wsched_bench: \(row\|runs\|start\|stats\|done\)' | sed 's/^\[[^]]*\] //' >&3
 	dmesg | grep 'wsched_bench:.*MISMATCH' | sed 's/^\[[^]]*\] //' >&3
+	run_pages
 	# /dev/wsched from user space; it takes the same key=value words
 	# and ignores those it does not know.
 	# wsbench.profile=N: a function_graph trace of N ENTER calls of 64

@@ -8,13 +8,15 @@
 #
 # Environment:
 #   BENCH_CPUS   guest CPUs (default: nproc)
-#   BENCH_ONLY   comma list of fib,nqueens,uts,crc32c,wavefront (module) and
+#   BENCH_ONLY   comma list of fib,nqueens,uts,crc32c,wavefront (module),
 #                nop_ring,diamond_latency,one_graph_wait,random_dag,crc32c_user
-#                (wsched_ubench); default all
+#                (wsched_ubench) and pages (tools/samples/pages: page clear
+#                and copy, idle and beside a CPU hog); default all
 #   BENCH_RUNS   rounds, each running every variant once (default 5; the
 #                module's fib takes at least 5)
 #   BENCH_ARGS   more parameters of the module and wsched_ubench (each takes
-#                its own), e.g. "fib_n=25 crc_mb=32 ubench_ms=100"
+#                its own), e.g. "fib_n=25 crc_mb=32 ubench_ms=100"; pages_mb=N
+#                sizes the pages rows (default 64)
 #   BENCH_TIMEOUT  seconds for the guest (default 540)
 #   BENCH_PROFILE=N  also trace N ENTER calls of 64 one-node graphs with
 #                the function_graph tracer and print where the time goes
@@ -60,8 +62,11 @@ cp -a "$REPO_DIR/Kbuild" "$m/"
 copy_src "$REPO_DIR/kmod" "$m/kmod"
 copy_src "$REPO_DIR/tools/smoke" "$m/tools/smoke"
 copy_src "$BENCH_DIR" "$m/tools/bench"
+copy_src "$REPO_DIR/tools/samples/pages" "$m/tools/samples/pages"
 if ! make -C "$kdir" M="$m" -j"$NPROC" modules >"$out/modules.log" 2>&1 ||
    ! make -C "$kdir" M="$m/tools/bench" KBUILD_EXTRA_SYMBOLS="$m/Module.symvers" \
+	-j"$NPROC" modules >>"$out/modules.log" 2>&1 ||
+   ! make -C "$kdir" M="$m/tools/samples/pages" KBUILD_EXTRA_SYMBOLS="$m/Module.symvers" \
 	-j"$NPROC" modules >>"$out/modules.log" 2>&1; then
 	grep -E 'error|Error' "$out/modules.log" | head -20 >&2
 	die "module build failed, see $out/modules.log"
@@ -96,7 +101,8 @@ for app in $("$r/bin/busybox" --list); do
 done
 cp "$BENCH_DIR/guest.sh" "$r/init"
 chmod 755 "$r/init"
-cp "$m/kmod/wsched.ko" "$m/tools/bench/wsched_bench.ko" "$r/lib/wsched/"
+cp "$m/kmod/wsched.ko" "$m/tools/bench/wsched_bench.ko" \
+	"$m/tools/samples/pages/wsched_pages.ko" "$r/lib/wsched/"
 [[ -f $ub ]] && cp "$ub" "$r/lib/wsched/"
 (cd "$r" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out/initramfs.cpio.gz"
 
@@ -157,3 +163,6 @@ else
 fi
 grep -q '^# bench-exit 0$' "$out/results.log" || die "wsched_bench.ko failed: $(grep '^# bench-exit' "$out/results.log")"
 grep -q '^# ubench-exit 0$' "$out/results.log" || die "wsched_ubench failed: $(grep '^# ubench-exit' "$out/results.log")"
+if grep -q '^# pages-\(hog-\)\?exit [^0]' "$out/results.log"; then
+	die "wsched_pages.ko failed: $(grep '^# pages-' "$out/results.log" | tr '\n' ' ')"
+fi

@@ -10,7 +10,7 @@ run has base_ns=- and ratio=- and is left out of the chart.
 import re
 import sys
 
-ROW = re.compile(r'wsched_u?bench: row (.*)$')
+ROW = re.compile(r'wsched_(?:u?bench|pages): row (.*)$')
 
 
 def fmt(ns):

@@ -439,6 +439,17 @@ else
 	check sample_crc32c 1 "wsched_crc32c.ko missing"
 fi
 
+# The job sample: pages cleared and copied by one thread, a static split
+# over an unbound workqueue and ws_job_run(), each checked.
+if [ -f /lib/wsched/wsched_pages.ko ]; then
+	insmod /lib/wsched/wsched_pages.ko size_mb=16
+	check sample_pages $? "wsched_pages.ko failed (a clear or copy left wrong pages, or error)"
+	rmmod wsched_pages
+	check rmmod_sample_pages $? "rmmod wsched_pages failed"
+else
+	check sample_pages 1 "wsched_pages.ko missing"
+fi
+
 [ $rc -eq 0 ] && run_torture
 [ $rc -eq 0 ] && run_suspend_test
 

@@ -87,7 +87,7 @@ build_modules() {	# build_modules <stage> <kdir>
 	# The samples (a client, an operation for /dev/wsched) build on
 	# their own, out of tree, against the symbols wsched exports.
 	local sample
-	for sample in crc32c op_xor; do
+	for sample in crc32c op_xor pages; do
 		copy_src "$REPO_DIR/tools/samples/$sample" "$m/tools/samples/$sample"
 		if ! make -C "$kdir" M="$m/tools/samples/$sample" \
 			KBUILD_EXTRA_SYMBOLS="$m/Module.symvers" modules \
@@ -100,7 +100,8 @@ build_modules() {	# build_modules <stage> <kdir>
 	done
 	local want=(kmod/wsched.ko tools/smoke/wsched_smoke.ko
 		    tools/samples/crc32c/wsched_crc32c.ko
-		    tools/samples/op_xor/wsched_op_xor.ko) ko ok=0
+		    tools/samples/op_xor/wsched_op_xor.ko
+		    tools/samples/pages/wsched_pages.ko) ko ok=0
 	grep -q '^CONFIG_KUNIT=y' "$kdir/.config" && want+=(kmod/wsched_test.ko)
 	for ko in "${want[@]}"; do
 		[[ -f $m/$ko ]] && continue
@@ -168,7 +169,8 @@ make_initramfs() {	# make_initramfs <stage>
 	cp "$REPO_DIR/udev/60-wsched.rules" "$r/lib/udev/rules.d/"
 	for ko in "$WSCHED_OUT/$stage"/mod/kmod/*.ko "$WSCHED_OUT/$stage"/mod/tools/smoke/*.ko \
 		  "$WSCHED_OUT/$stage"/mod/tools/samples/crc32c/*.ko \
-		  "$WSCHED_OUT/$stage"/mod/tools/samples/op_xor/*.ko; do
+		  "$WSCHED_OUT/$stage"/mod/tools/samples/op_xor/*.ko \
+		  "$WSCHED_OUT/$stage"/mod/tools/samples/pages/*.ko; do
 		[[ -f $ko ]] && cp "$ko" "$r/lib/wsched/"
 	done
 	if [[ -x $WSCHED_OUT/$stage/user/wsctl ]]; then

@@ -266,6 +266,40 @@ int ws_parallel_reduce(struct ws_pool *pool, unsigned long begin,
 		       const struct ws_reduce_ops *ops, void *arg, u64 *result);
 
 /**
+ * struct ws_job - a multithreaded job for ws_job_run()
+ * @thread_fn: called on each chunk [start, end) of the job, concurrently
+ *	on up to @max_threads threads; it may sleep
+ * @fn_arg: passed to @thread_fn
+ * @start: first index of the job (units are the caller's)
+ * @size: number of indices; at least 1
+ * @align: a power of two: every chunk boundary other than the job's
+ *	start and end is a multiple of it
+ * @min_chunk: fewest indices worth a chunk, at most @size; 0 means 1
+ * @max_threads: most threads running chunks at once, the caller's
+ *	included; at least 1
+ * @numa_aware: split the chunks by NUMA node and start each node's
+ *	part on a thread of that node
+ * @pool: the pool whose threads help; NULL for the caller's own
+ *	(see ws_job_run())
+ *
+ * The fields up to @numa_aware are those of padata's struct padata_mt_job
+ * (see Documentation/kernel-api.rst for the differences).
+ */
+struct ws_job {
+	ws_range_fn thread_fn;
+	void *fn_arg;
+	unsigned long start;
+	unsigned long size;
+	unsigned long align;
+	unsigned long min_chunk;
+	int max_threads;
+	bool numa_aware;
+	struct ws_pool *pool;
+};
+
+int ws_job_run(const struct ws_job *job);
+
+/**
  * ws_task_init - prepare a task before it is spawned or returned
  * @task: the task
  * @fn: the function the task runs

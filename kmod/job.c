@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsched jobs: ws_job_run(), a multithreaded job over an index range for
+ * run time, with what padata_do_multithreaded() takes at boot.
+ *
+ * A job is cut into chunks whose inner boundaries are multiples of one
+ * chunk size, itself a multiple of the job's alignment; only the first
+ * chunk may start, and only the last may end, off such a boundary.  The
+ * chunks are claimed one at a time from a shared counter (per NUMA node
+ * for a NUMA-aware job) by the caller and by at most max_threads - 1
+ * helper tasks spawned into a pool, so a thread that is slowed down (a
+ * CPU hog beside it, an interrupt storm, a slower core) simply claims
+ * fewer chunks: nobody waits for the slowest static share.  A helper that
+ * has run out of chunks of its own node moves on to the other nodes'.
+ *
+ * The pool is the one the job names or, by default, one that charges the
+ * work to the caller: the caller's own pool if it is a wsched worker, the
+ * system pool for a kthread (which belongs to no process) or an exiting
+ * process, and for a
+ * thread of a user process a transient user pool of that process
+ * (ws_pool_create_user()), grown by as many threads as the job can use
+ * and destroyed when the job is done.  Where no helper can be had the
+ * caller runs every chunk itself.
+ */
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/export.h>
+#include <linux/kthread.h>
+#include <linux/log2.h>
+#include <linux/math.h>
+#include <linux/minmax.h>
+#include <linux/nodemask.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
+#include <linux/wsched.h>
+
+#include "wsched_internal.h"
+
+/*
+ * Chunks per thread: enough that a thread slowed to half speed leaves
+ * the others little to wait for, few enough that claiming a chunk (one
+ * atomic increment on a shared line) stays negligible.
+ */
+#define WS_JOB_CHUNKS_PER_THREAD	8
+
+/**
+ * struct ws_job_part - the chunks of one NUMA node (or of the whole job)
+ * @next: index of the next chunk to claim; may run past @end by at most
+ *	one per thread that found the part empty (A)
+ * @end: one past the index of the part's last chunk (I)
+ * @node: the node the part is meant to run on, or %NUMA_NO_NODE (I)
+ * @threads: threads whose first part this is, to spread their CPUs (I)
+ */
+struct ws_job_part {
+	atomic_long_t next;
+	unsigned long end;
+	int node;
+	unsigned int threads;
+};
+
+/**
+ * struct ws_job_state - one run of a job, on its caller's stack
+ * @job: the caller's description
+ * @base: @job->start rounded down to a multiple of @chunk
+ * @chunk: the chunk size, a multiple of @job->align
+ * @end: one past the job's last index
+ * @nr_chunks: chunks of the job
+ * @threads: most threads that may run chunks, the caller included
+ * @nr_parts: entries of @parts
+ * @parts: the parts, one per node for a NUMA-aware job, else @one
+ * @one: the only part of a job that is not split by node
+ * @group: the helper tasks; the caller waits for it
+ */
+struct ws_job_state {
+	const struct ws_job *job;
+	unsigned long base;
+	unsigned long chunk;
+	unsigned long end;
+	unsigned long nr_chunks;
+	unsigned int threads;
+	unsigned int nr_parts;
+	struct ws_job_part *parts;
+	struct ws_job_part one;
+	struct ws_group group;
+};
+
+/**
+ * struct ws_job_helper - a helper task: claims and runs chunks
+ * @task: the task, in the job's group
+ * @st: the job
+ * @home: the part it claims from first
+ */
+struct ws_job_helper {
+	struct ws_task task;
+	struct ws_job_state *st;
+	unsigned int home;
+};
+
+/* Run chunk @k of the job: its indices within [start, end). */
+static void ws_job_chunk(struct ws_job_state *st, unsigned long k)
+{
+	const struct ws_job *job = st->job;
+	/* No overflow: chunk @k < nr_chunks begins before @st->end. */
+	unsigned long lo = st->base + k * st->chunk;
+	unsigned long hi = st->end - lo > st->chunk ? lo + st->chunk : st->end;
+
+	job->thread_fn(max(lo, job->start), hi, job->fn_arg);
+}
+
+/*
+ * Claim and run chunks until none is left: first those of part @home,
+ * then those of the other parts in turn.
+ */
+static void ws_job_work(struct ws_job_state *st, unsigned int home)
+{
+	unsigned int i;
+
+	for (i = 0; i < st->nr_parts; i++) {
+		struct ws_job_part *part = &st->parts[(home + i) % st->nr_parts];
+
+		for (;;) {
+			/*
+			 * Relaxed: the increment only has to hand each
+			 * index to one thread.  The chunks' writes reach the
+			 * caller through the group's completion (the helper
+			 * task's fully ordered completion, paired with the
+			 * acquire of ws_group_wait()), not through @next.
+			 */
+			unsigned long k = atomic_long_fetch_inc_relaxed(&part->next);
+
+			if (k >= part->end)
+				break;
+			ws_job_chunk(st, k);
+			cond_resched();
+		}
+	}
+}
+
+static struct ws_task *ws_job_helper_fn(struct ws_task *task)
+{
+	struct ws_job_helper *h = container_of(task, struct ws_job_helper,
+					       task);
+
+	ws_job_work(h->st, h->home);
+	return NULL;
+}
+
+/*
+ * Size the job as padata does: one thread per minimum chunk (or alignment
+ * unit) of work up to @job->max_threads (and nr_cpu_ids), each with about
+ * %WS_JOB_CHUNKS_PER_THREAD chunks of at least @job->min_chunk indices,
+ * rounded up to the alignment.
+ */
+static void ws_job_plan(struct ws_job_state *st, const struct ws_job *job)
+{
+	unsigned long unit = max3(job->min_chunk, job->align, 1UL);
+	unsigned long threads = max(job->size / unit, 1UL);
+	unsigned long chunk, rounded;
+
+	/* More threads than CPU numbers would never run at once. */
+	threads = min3(threads, (unsigned long)job->max_threads,
+		       (unsigned long)nr_cpu_ids);
+
+	chunk = job->size / (threads * WS_JOB_CHUNKS_PER_THREAD);
+	chunk = max3(chunk, job->min_chunk, 1UL);
+	/* The alignment is a power of two; a chunk that would wrap is all. */
+	if (check_add_overflow(chunk, job->align - 1, &rounded))
+		rounded = ULONG_MAX;
+	chunk = rounded & ~(job->align - 1);
+
+	st->job = job;
+	st->chunk = chunk;
+	st->end = job->start + job->size;
+	st->base = job->start - job->start % chunk;
+	st->nr_chunks = (st->end - 1 - st->base) / chunk + 1;
+	st->threads = min(threads, st->nr_chunks);
+}
+
+/* The @n-th CPU of @node in @mask and online, avoiding @self; or -1. */
+static int ws_job_node_cpu(int node, const struct cpumask *mask,
+			   unsigned int n, int self)
+{
+	unsigned int weight = 0;
+	int cpu;
+
+	for_each_cpu_and(cpu, cpumask_of_node(node), mask)
+		if (cpu_online(cpu) && cpu != self)
+			weight++;
+	if (!weight)
+		return cpumask_test_cpu(self, cpumask_of_node(node)) ? self : -1;
+	n %= weight;
+	for_each_cpu_and(cpu, cpumask_of_node(node), mask)
+		if (cpu_online(cpu) && cpu != self && !n--)
+			return cpu;
+	return -1;
+}
+
+/*
+ * Split the chunks into one part per NUMA node that has CPUs the job may
+ * run on (@mask), in equal shares in node order.  Return the part the
+ * caller starts with: the one of its own node, else the first.  Without
+ * two such nodes, or without memory for the parts, the job has one part.
+ */
+static unsigned int ws_job_split(struct ws_job_state *st,
+				 const struct cpumask *mask)
+{
+	nodemask_t nodes = NODE_MASK_NONE;
+	unsigned int nr = 0, p = 0, home = 0;
+	int cpu, node;
+
+	st->parts = &st->one;
+	st->nr_parts = 1;
+	atomic_long_set(&st->one.next, 0);
+	st->one.end = st->nr_chunks;
+	st->one.node = NUMA_NO_NODE;
+	st->one.threads = 0;
+	if (!st->job->numa_aware)
+		return 0;
+	for_each_cpu_and(cpu, mask, cpu_online_mask)
+		node_set(cpu_to_node(cpu), nodes);
+	nr = min_t(unsigned long, nodes_weight(nodes), st->nr_chunks);
+	if (nr < 2)
+		return 0;
+	st->parts = kcalloc(nr, sizeof(*st->parts), GFP_KERNEL);
+	if (!st->parts) {
+		st->parts = &st->one;
+		return 0;
+	}
+	st->nr_parts = nr;
+	for_each_node_mask(node, nodes) {
+		struct ws_job_part *part;
+
+		if (p == nr)
+			break;
+		part = &st->parts[p];
+		/*
+		 * No overflow: a chunk holds at least size / (threads *
+		 * %WS_JOB_CHUNKS_PER_THREAD) indices rounded down, or 1,
+		 * so nr_chunks is below 2 * nr_cpu_ids *
+		 * %WS_JOB_CHUNKS_PER_THREAD + 2, and @nr is at most
+		 * MAX_NUMNODES.
+		 */
+		atomic_long_set(&part->next, st->nr_chunks * p / nr);
+		part->end = st->nr_chunks * (p + 1) / nr;
+		part->node = node;
+		if (node == numa_node_id())
+			home = p;
+		p++;
+	}
+	return home;
+}
+
+/*
+ * Run the planned job in @pool (NULL: on the caller alone) with at most
+ * @helpers helper tasks besides the caller.
+ */
+static void ws_job_exec(struct ws_job_state *st, struct ws_pool *pool,
+			unsigned int helpers)
+{
+	const struct cpumask *mask = pool && !pool->user ? pool->cpumask :
+				     current->cpus_ptr;
+	struct ws_job_helper *h = NULL;
+	unsigned int home, i;
+	int self;
+
+	home = ws_job_split(st, mask);
+	if (pool && helpers) {
+		h = kcalloc(helpers, sizeof(*h), GFP_KERNEL);
+		if (!h)
+			helpers = 0;
+	} else {
+		helpers = 0;
+	}
+	if (helpers)
+		ws_group_init(&st->group, pool);
+	/* A hint: which CPU the caller is on now only steers placement. */
+	self = raw_smp_processor_id();
+	for (i = 0; i < helpers; i++) {
+		unsigned int p = (home + 1 + i) % st->nr_parts;
+		struct ws_job_part *part = &st->parts[p];
+		int cpu = -1;
+
+		ws_task_init(&h[i].task, ws_job_helper_fn);
+		h[i].st = st;
+		h[i].home = p;
+		/*
+		 * A user pool's threads are not bound to CPUs and its slots
+		 * take no mail: only the scheduler places them.
+		 */
+		if (part->node != NUMA_NO_NODE && !pool->user)
+			cpu = ws_job_node_cpu(part->node, mask, part->threads,
+					      self);
+		part->threads++;
+		if (cpu >= 0)
+			ws_spawn_on(&st->group, &h[i].task, cpu);
+		else
+			ws_spawn(&st->group, &h[i].task);
+	}
+	ws_job_work(st, home);
+	/*
+	 * Neither fails nor is cancelled (the group is ours): it returns
+	 * once every helper has finished, and their chunks' writes are then
+	 * visible here.
+	 */
+	if (helpers)
+		ws_group_wait(&st->group);
+	kfree(h);
+	if (st->parts != &st->one)
+		kfree(st->parts);
+}
+
+/* Helpers a pool can run besides the caller, for @threads in all. */
+static unsigned int ws_job_helpers(struct ws_pool *pool, unsigned int threads)
+{
+	unsigned int nr = ws_pool_nr_workers(pool);
+
+	/* A worker of @pool that calls is one of them, and busy. */
+	if (nr && ws_in_pool(pool))
+		nr--;
+	return min(threads - 1, nr);
+}
+
+/* The pool of the current thread if it is a worker of a pool, or NULL. */
+static struct ws_pool *ws_job_own_pool(void)
+{
+	struct ws_worker *worker = ws_user_worker_of(current);
+
+	if (worker)
+		return worker->pool;
+	if ((current->flags & PF_KTHREAD) &&
+	    kthread_func(current) == ws_worker_thread) {
+		worker = kthread_data(current);
+		return worker->pool;
+	}
+	return NULL;
+}
+
+/*
+ * The job in a user pool of the calling process made for it, grown by up
+ * to @threads - 1 threads if @grow, and destroyed afterwards.
+ */
+static void ws_job_transient(struct ws_job_state *st, bool grow)
+{
+	unsigned int want = min(st->threads,
+				cpumask_weight(current->cpus_ptr)) - 1;
+	struct ws_pool *pool;
+
+	if (!want) {
+		ws_job_exec(st, NULL, 0);
+		return;
+	}
+	pool = ws_pool_create_user();
+	if (IS_ERR(pool)) {
+		ws_job_exec(st, NULL, 0);
+		return;
+	}
+	/* Threads that cannot be made (pids.max, RLIMIT_NPROC): fewer. */
+	if (grow)
+		ws_user_grow(pool, want);
+	ws_job_exec(st, pool, min(want, ws_pool_nr_workers(pool)));
+	ws_pool_destroy(pool);
+}
+
+static int ws_job_check(const struct ws_job *job)
+{
+	unsigned long end;
+
+	/* The end is exclusive: it must be representable too. */
+	if (!job || !job->thread_fn || !job->size ||
+	    !is_power_of_2(job->align) || job->min_chunk > job->size ||
+	    job->max_threads <= 0 ||
+	    check_add_overflow(job->start, job->size, &end))
+		return -EINVAL;
+	return 0;
+}
+
+static int __ws_job_run(const struct ws_job *job, bool transient, bool grow)
+{
+	struct ws_job_state st;
+	struct ws_pool *pool;
+	int ret;
+
+	might_sleep();
+	ret = ws_job_check(job);
+	if (ret)
+		return ret;
+	ws_job_plan(&st, job);
+	if (st.threads == 1) {
+		/* One thread: one call, as padata makes. */
+		job->thread_fn(job->start, st.end, job->fn_arg);
+		return 0;
+	}
+	pool = job->pool;
+	if (!pool && !transient) {
+		pool = ws_job_own_pool();
+		/*
+		 * No process to charge and none to add threads to: a
+		 * kthread, or a process past exit_mm() (a file released as
+		 * it exits).
+		 */
+		if (!pool && ((current->flags & (PF_KTHREAD | PF_EXITING)) ||
+			      !current->mm))
+			pool = ws_system_pool;
+	}
+	if (pool)
+		ws_job_exec(&st, pool, ws_job_helpers(pool, st.threads));
+	else
+		ws_job_transient(&st, grow);
+	return 0;
+}
+
+/**
+ * ws_job_run - run a multithreaded job over a range of indices
+ * @job: what to run, where and on how many threads; see struct ws_job.
+ *	Only read: the same description may be run again.
+ *
+ * Calls @job->thread_fn on chunks that together cover [@job->start,
+ * @job->start + @job->size), each index exactly once, on at most
+ * @job->max_threads threads at a time, the caller's among them: the
+ * caller claims and runs chunks like its helpers and returns once every
+ * chunk has finished, their writes visible to it.  Chunks end on
+ * multiples of the chunk size, a multiple of @job->align, except at the
+ * start and the end of the job.  A job that sizes to one thread is run
+ * as one call on the caller.
+ *
+ * The helpers are tasks of @job->pool or, if that is NULL, of the
+ * calling thread's own pool when it is a wsched worker, else of
+ * ws_system_pool when it is a kthread (or a process that is exiting),
+ * else of a user pool of the calling
+ * process made for the job, grown by up to @job->max_threads - 1 threads
+ * (no more than the CPUs the caller may use, less one) and destroyed
+ * before the call returns.  On kernels with user worker threads those
+ * are threads of the calling process: its cgroups, nice level, cpuset,
+ * pids.max and RLIMIT_NPROC apply and their CPU time is the process's;
+ * on others they are kthreads moved into the caller's cgroups with its
+ * CPUs, policy and nice level (Documentation/kernel-api.rst).  Helpers
+ * that cannot be had (thread limits, no memory, a pool without threads)
+ * leave more chunks to the caller: the job still completes.
+ *
+ * With @job->numa_aware the chunks are split into one part per NUMA node
+ * with CPUs the job may run on; the caller starts on its own node's part
+ * and each helper on a node's part in turn, and in a pool with CPU-bound
+ * workers the helper is mailed to a CPU of that node (ws_spawn_on(), a
+ * hint).  Threads that run out of their part help with the others.
+ *
+ * Context: process context, may sleep.  The caller runs tasks of the
+ * pool while it waits (ws_group_wait()), so it must not hold a lock that
+ * they may take.
+ * Return: 0 once every chunk has run; -EINVAL, having run nothing, for a
+ * NULL @job or @job->thread_fn, a zero @job->size, an @job->align that is
+ * not a power of two, a @job->min_chunk larger than @job->size, a
+ * @job->max_threads below 1, or a range that wraps around.
+ */
+int ws_job_run(const struct ws_job *job)
+{
+	return __ws_job_run(job, false, true);
+}
+EXPORT_SYMBOL_GPL(ws_job_run);
+
+/**
+ * ws_job_run_threadless - ws_job_run() in a transient user pool that gets
+ *	no thread
+ * @job: the job; its @pool must be NULL
+ *
+ * For the tests: the path of a caller whose process may not have another
+ * thread (pids.max, RLIMIT_NPROC), taken from any thread.
+ *
+ * Context: process context, may sleep.
+ * Return: as ws_job_run().
+ */
+int ws_job_run_threadless(const struct ws_job *job)
+{
+	if (job && job->pool)
+		return -EINVAL;
+	return __ws_job_run(job, true, false);
+}
+EXPORT_SYMBOL_NS_GPL(ws_job_run_threadless, WSCHED_INTERNAL);
