@@ -31,6 +31,7 @@
 #include <linux/build_bug.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/sched.h>
 #include WS_IO_URING_CMD_H
 #include <linux/wsched.h>
 #include <uapi/linux/wsched.h>
@@ -184,8 +185,15 @@ static int wsd_uring_submit(struct io_uring_cmd *ioucmd,
 	pdu->cancelable = WS_URING_CMD_CANCEL && !graph->cheap;
 	if (pdu->cancelable)
 		ws_uring_cmd_mark_cancelable(ioucmd, issue_flags);
-	/* Cheap nodes run here; the others go to the pool's workers. */
-	wsd_graph_launch(graph, graph->cheap, wsd_uring_done, pdu);
+	/*
+	 * Cheap nodes run here; the others go to the pool's workers, unless
+	 * this is one of io_uring's threads (io-wq, which issues a command
+	 * linked after a request it ran, or SQPOLL): those may block, and
+	 * may not make the pool's threads (ws_user_grow()), so they run the
+	 * graph themselves, helped by the threads the pool has.
+	 */
+	wsd_graph_launch(graph, graph->cheap || (current->flags & PF_IO_WORKER),
+			 wsd_uring_done, pdu);
 	/* Fully ordered, pairs with the exchange in wsd_uring_notify(). */
 	if (atomic_xchg(&pdu->state, WSD_UC_QUEUED) != WSD_UC_DONE)
 		return -EIOCBQUEUED;

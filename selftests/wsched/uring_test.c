@@ -361,7 +361,8 @@ TEST_F(uring, cancel)
 			ret = wsched_wait_cqe(&self->w, &cqe);
 		while (ret == -EINTR);
 		ASSERT_EQ(0, ret);
-		if (cqe->flags & WSCHED_RES_ABORTED)
+		/* Cancelled, or behind a cancelled node. */
+		if (cqe->flags & (WSCHED_RES_ABORTED | WSCHED_RES_DEP_FAILED))
 			aborted++;
 		if (cqe->flags & WSCHED_RES_RAN)
 			ran++;
