@@ -65,10 +65,9 @@
  * io_uring commands (uring_cmd.c), file_operations.uring_cmd.
  *
  * - 6.1 declares struct io_uring_cmd and its functions in
- *   <linux/io_uring.h>; later kernels moved them to <linux/io_uring/cmd.h>
+ *   <linux/io_uring.h>; 6.8 moved them to <linux/io_uring/cmd.h>
  *   (WS_IO_URING_CMD_H names the one to include; a string, since "linux"
- *   is a predefined macro that <linux/...> would expand; __has_include
- *   rather than a version, so that no version has to be guessed).
+ *   is a predefined macro that <linux/...> would expand).
  * - Before 6.6 the command points at its payload (@cmd, the SQE's cmd
  *   area); from 6.6 at the whole SQE (@sqe), whose cmd area
  *   io_uring_sqe_cmd() gives: ws_uring_cmd_payload().
@@ -82,10 +81,10 @@
  *   IO_URING_F_CANCEL when its ring is torn down.  Before, nothing cancels
  *   a command: WS_URING_CMD_CANCEL is 0 and the shims do nothing.
  */
-#if __has_include("linux/io_uring/cmd.h")
-#define WS_IO_URING_CMD_H	"linux/io_uring/cmd.h"
-#else
+#if WS_KERNEL_BEFORE(6, 8)
 #define WS_IO_URING_CMD_H	"linux/io_uring.h"
+#else
+#define WS_IO_URING_CMD_H	"linux/io_uring/cmd.h"
 #endif
 
 #if WS_KERNEL_BEFORE(6, 6)
