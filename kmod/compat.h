@@ -61,4 +61,51 @@
 #define WS_USER_WORKERS	0
 #endif
 
+/*
+ * io_uring commands (uring_cmd.c), file_operations.uring_cmd.
+ *
+ * - 6.1 declares struct io_uring_cmd and its functions in
+ *   <linux/io_uring.h>; 6.8 moved them to <linux/io_uring/cmd.h>
+ *   (WS_IO_URING_CMD_H names the one to include; a string, since "linux"
+ *   is a predefined macro that <linux/...> would expand).
+ * - Before 6.6 the command points at its payload (@cmd, the SQE's cmd
+ *   area); from 6.6 at the whole SQE (@sqe), whose cmd area
+ *   io_uring_sqe_cmd() gives: ws_uring_cmd_payload().
+ * - io_uring_cmd_done()'s res2 was an ssize_t and is a u64 on 6.12; wsched
+ *   passes 0, which both take: ws_uring_cmd_done() hides the argument.
+ * - io_uring_cmd_complete_in_task() is a function on 6.1 and an inline
+ *   wrapper of __io_uring_cmd_do_in_task() on 6.12, with the same
+ *   arguments: called by that name on both.
+ * - 6.7 added io_uring_cmd_mark_cancelable() and IO_URING_F_CANCEL: a
+ *   command so marked is handed back to ->uring_cmd() with
+ *   IO_URING_F_CANCEL when its ring is torn down.  Before, nothing cancels
+ *   a command: WS_URING_CMD_CANCEL is 0 and the shims do nothing.
+ */
+#if WS_KERNEL_BEFORE(6, 8)
+#define WS_IO_URING_CMD_H	"linux/io_uring.h"
+#else
+#define WS_IO_URING_CMD_H	"linux/io_uring/cmd.h"
+#endif
+
+#if WS_KERNEL_BEFORE(6, 6)
+#define ws_uring_cmd_payload(ioucmd)	((ioucmd)->cmd)
+#else
+#define ws_uring_cmd_payload(ioucmd)	io_uring_sqe_cmd((ioucmd)->sqe)
+#endif
+
+#define ws_uring_cmd_done(ioucmd, res, issue_flags) \
+	io_uring_cmd_done(ioucmd, res, 0, issue_flags)
+
+#if WS_KERNEL_BEFORE(6, 7)
+#define WS_URING_CMD_CANCEL	0
+#define WS_IO_URING_F_CANCEL	0
+#define ws_uring_cmd_mark_cancelable(ioucmd, issue_flags) \
+	do { (void)(ioucmd); (void)(issue_flags); } while (0)
+#else
+#define WS_URING_CMD_CANCEL	1
+#define WS_IO_URING_F_CANCEL	IO_URING_F_CANCEL
+#define ws_uring_cmd_mark_cancelable(ioucmd, issue_flags) \
+	io_uring_cmd_mark_cancelable(ioucmd, issue_flags)
+#endif
+
 #endif /* _WS_COMPAT_H */

@@ -34,6 +34,7 @@
 #include "wsd_ctx.h"
 #include "wsd_dev.h"
 #include "wsd_rbuf.h"
+#include "wsd_uring.h"
 
 /*
  * The parameters are read without a lock (READ_ONCE in the helpers
@@ -91,7 +92,8 @@ static long wsd_probe(struct wsd_ctx *ctx, void __user *arg)
 	p.version = WSCHED_ABI_VERSION;
 	p.ops = wsd_builtin_ops_mask();
 	p.features = WSCHED_FEAT_GRAPH | WSCHED_FEAT_RINGS |
-		     WSCHED_FEAT_BUFFERS | WSCHED_FEAT_OP_NAMES;
+		     WSCHED_FEAT_BUFFERS | WSCHED_FEAT_OP_NAMES |
+		     WSCHED_FEAT_URING_CMD;
 	p.node_flags = WSCHED_NODE_FLAGS;
 	p.graph_flags = WSCHED_GRAPH_FLAGS;
 	p.max_nodes = wsd_nodes_limit();
@@ -240,6 +242,7 @@ static const struct file_operations wsd_fops = {
 	.poll		= wsd_poll,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= no_llseek,
+	.uring_cmd	= wsd_uring_cmd,
 };
 
 /*
@@ -275,6 +278,10 @@ static void __init wsd_check_layout(void)
 	BUILD_BUG_ON(offsetof(struct wsched_probe, sqe_flags) != 64);
 	BUILD_BUG_ON(offsetof(struct wsched_probe, resv) != 88);
 	BUILD_BUG_ON(WSCHED_OP_LAST >= 64);
+	/* The payload of an io_uring command fits a 64-byte SQE's cmd area. */
+	BUILD_BUG_ON(sizeof(struct wsched_uring_submit) != 16);
+	BUILD_BUG_ON(offsetof(struct wsched_uring_submit, flags) != 4);
+	BUILD_BUG_ON(offsetof(struct wsched_uring_submit, resv) != 8);
 	wsd_check_ring_layout();
 }
 

@@ -239,7 +239,14 @@ static __always_inline void wsd_graph_complete(struct wsd_graph *graph)
 		cqe->flags = WSCHED_CQE_GRAPH;
 		cqe->value = ran;
 		cqe->seq = graph->nr;
-		wsd_post(ctx, &graph->slot);
+		/*
+		 * The owner's reference keeps the block past our put below;
+		 * @notify orders its reads of @slot after the writes above.
+		 */
+		if (graph->notify)
+			graph->notify(graph);
+		else
+			wsd_post(ctx, &graph->slot);
 		atomic_sub(graph->nr, &ctx->inflight);
 	}
 	wsd_graph_put(graph);
@@ -493,7 +500,8 @@ static void wsd_graph_run_serial(struct wsd_graph *graph,
 /* wsd_graph_build(), inline in wsd_graph_start(). */
 static __always_inline struct wsd_graph *
 __wsd_graph_build(struct wsd_ctx *ctx, const struct wsd_build *build,
-		  u64 user_data, bool sync)
+		  u64 user_data, bool sync,
+		  void (*notify)(struct wsd_graph *graph), void *owner)
 {
 	struct ws_pool *pool = ctx->pool;
 	u32 nr = build->nr, edges = build->nr_preds, i, j, at, roots = 0;
@@ -509,8 +517,10 @@ __wsd_graph_build(struct wsd_ctx *ctx, const struct wsd_build *build,
 	atomic_set(&graph->seq, 0);
 	atomic_set(&graph->ran, 0);
 	atomic_set(&graph->error, 0);
-	refcount_set(&graph->refs, sync ? 2 : 1);
+	refcount_set(&graph->refs, sync || notify ? 2 : 1);
 	graph->sync = sync;
+	graph->notify = notify;
+	graph->owner = owner;
 	graph->aborted = false;
 	graph->finished = false;
 	graph->next = NULL;
@@ -568,7 +578,8 @@ __wsd_graph_build(struct wsd_ctx *ctx, const struct wsd_build *build,
 	 * See wsd_graph_run_serial(); it does not count what follows
 	 * (wsd_graph_put_serial() says why not nr_graphs).
 	 */
-	graph->serial = !sync && cheap;
+	graph->serial = !sync && !notify && cheap;
+	graph->cheap = cheap;
 	graph->cred = NULL;
 	if (graph->serial)
 		return graph;
@@ -608,7 +619,31 @@ struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 				  const struct wsd_build *build, u64 user_data,
 				  bool sync)
 {
-	return __wsd_graph_build(ctx, build, user_data, sync);
+	return __wsd_graph_build(ctx, build, user_data, sync, NULL, NULL);
+}
+
+/**
+ * wsd_graph_build_notify - build a graph whose owner is told it completed
+ * @ctx: the context
+ * @build: the staged nodes, taken over on success as by wsd_graph_build()
+ * @notify: called where the graph completes (any thread, in task context,
+ *	possibly under the caller's wsd_graph_launch()) in place of posting
+ *	the graph's completion, which is in @wsd_graph.slot.cqe; nodes post
+ *	theirs as in a ring graph
+ * @owner: stored in @wsd_graph.owner for @notify
+ *
+ * Never a serial graph: it runs through wsd_graph_launch().  It returns
+ * with two references, the running one and the owner's, which the owner
+ * drops with wsd_graph_put() once it has read the result.  Under ctx->lock.
+ *
+ * Return: the graph, or NULL when out of memory.
+ */
+struct wsd_graph *wsd_graph_build_notify(struct wsd_ctx *ctx,
+					 const struct wsd_build *build,
+					 void (*notify)(struct wsd_graph *graph),
+					 void *owner)
+{
+	return __wsd_graph_build(ctx, build, 0, false, notify, owner);
 }
 
 /**
@@ -631,7 +666,7 @@ int wsd_graph_start(struct wsd_ctx *ctx, const struct wsd_build *build,
 {
 	struct wsd_graph *graph;
 
-	graph = __wsd_graph_build(ctx, build, user_data, false);
+	graph = __wsd_graph_build(ctx, build, user_data, false, NULL, NULL);
 	if (!graph)
 		return -ENOMEM;
 	if (graph->serial) {

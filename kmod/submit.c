@@ -408,6 +408,113 @@ out:
 	return ret;
 }
 
+/*
+ * Stage the graph at the head of the SQ without consuming it: each entry
+ * is read once and checked by wsd_build_add(), as ENTER does.  Under
+ * ctx->lock, with ctx->pool set.  Return 0 or the errno that refuses the
+ * graph (see wsd_sq_submit()).
+ */
+static int wsd_sq_stage(struct wsd_ctx *ctx, struct wsd_build *build, u32 nr)
+{
+	u32 limit = min(wsd_nodes_limit(), wsd_inflight_limit());
+	u32 tail, avail, i;
+	int ret;
+
+	lockdep_assert_held(&ctx->lock);
+	if (ctx->build.nr || ctx->build.skipping)
+		return -EBUSY;
+	if (!nr)
+		return -EINVAL;
+	if (nr > limit || nr > ctx->sq_entries)
+		return -E2BIG;
+	/*
+	 * Pairs with the application's release store of the tail after it
+	 * wrote the entries: we see them.
+	 */
+	tail = smp_load_acquire(ctx->sq_tail);
+	avail = tail - ctx->sq_khead;
+	if (avail > ctx->sq_entries)
+		return -EINVAL;
+	if (nr > avail)
+		return -ENODATA;
+	/* Lockless, as in wsd_consume(): a hint either way. */
+	if (atomic_read(&ctx->inflight) + nr > wsd_inflight_limit())
+		return -EAGAIN;
+	for (i = 0; i < nr; i++) {
+		u32 slot = (ctx->sq_khead + i) & (ctx->sq_entries - 1);
+		struct wsched_sqe sqe;
+
+		/* The one read of the entry. */
+		memcpy(&sqe, &ctx->sqes[slot], sizeof(sqe));
+		if (!!(sqe.flags & WSCHED_SQE_GRAPH_END) != (i + 1 == nr))
+			return -EINVAL;
+		ret = wsd_build_add(ctx, build, &sqe, limit);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * wsd_sq_submit - build the graph at the head of the SQ for its owner
+ * @ctx: the context; the caller saw @ctx->rings_ready
+ * @pool: the submitting process's pool (wsd_ctx_pool())
+ * @nr: entries that make the graph: the last one, and only it, flagged
+ *	WSCHED_SQE_GRAPH_END
+ * @nowait: do not wait for @ctx->lock: fail with EAGAIN
+ * @notify: told where the graph completes (wsd_graph_build_notify())
+ * @owner: for @notify
+ *
+ * The io_uring command's way into the engine (uring_cmd.c): the entries
+ * are checked and staged as ENTER stages them, built into one graph and
+ * consumed; the caller launches the graph (wsd_graph_launch()) and drops
+ * its reference once it has read the result.  On failure nothing is
+ * consumed and nothing runs.
+ *
+ * Return: the graph, or an ERR_PTR(): EAGAIN (@nowait and the lock is
+ * taken, or too many nodes in flight), EINTR (a signal while waiting for
+ * the lock), EBUSY (an ENTER graph is half staged), ENODATA (fewer than
+ * @nr entries in the SQ), E2BIG (more than the limits), EINVAL (no
+ * entry, a misplaced end flag, or corrupt SQ indices), ENOMEM, or the
+ * errno of a refused entry.
+ */
+struct wsd_graph *wsd_sq_submit(struct wsd_ctx *ctx, struct ws_pool *pool,
+				u32 nr, bool nowait,
+				void (*notify)(struct wsd_graph *graph),
+				void *owner)
+{
+	struct wsd_build build = {};
+	struct wsd_graph *graph = NULL;
+	int ret;
+
+	if (nowait) {
+		if (!mutex_trylock(&ctx->lock))
+			return ERR_PTR(-EAGAIN);
+	} else if (mutex_lock_interruptible(&ctx->lock)) {
+		return ERR_PTR(-EINTR);
+	}
+	ctx->pool = pool;
+	ret = wsd_sq_stage(ctx, &build, nr);
+	if (!ret) {
+		graph = wsd_graph_build_notify(ctx, &build, notify, owner);
+		if (graph)
+			wsd_build_consumed(&build);
+		else
+			ret = -ENOMEM;
+	}
+	if (!ret) {
+		ctx->sq_khead += nr;
+		/*
+		 * Pairs with the application's acquire load of the head
+		 * before it reuses slots: we are done reading them.
+		 */
+		smp_store_release(ctx->sq_head, ctx->sq_khead);
+	}
+	mutex_unlock(&ctx->lock);
+	wsd_build_reset(&build, false);
+	return ret ? ERR_PTR(ret) : graph;
+}
+
 /**
  * struct wsd_wait - a submitter's wait for completions
  * @ctx: the context

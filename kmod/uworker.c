@@ -484,6 +484,15 @@ unsigned int ws_user_grow(struct ws_pool *pool, unsigned int want)
 	/* Only a thread of the pool's process makes its threads. */
 	if (task_tgid(current) != uw->owner)
 		return 0;
+	/*
+	 * Nor one of io_uring's (an io-wq worker or an SQPOLL thread, which
+	 * issue io_uring commands, uring_cmd.c): a task made from it
+	 * inherits PF_IO_WORKER and its worker_private, and the scheduler
+	 * would then call io-wq's hooks on the new thread with our worker
+	 * as io-wq's.  Its caller runs the work itself (wsd_uring_submit()).
+	 */
+	if (WS_USER_WORKERS && (current->flags & PF_IO_WORKER))
+		return 0;
 	want = min3(want, cpumask_weight(current->cpus_ptr), pool->nr_cpus);
 	/* Unordered: a stale count makes one more round under the lock. */
 	if (READ_ONCE(pool->nr_threads) >= want)

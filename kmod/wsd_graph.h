@@ -95,6 +95,7 @@ struct wsd_node {
  *	waiter reads the nodes' results (I)
  * @serial: every node is cheap: the submitter runs the graph at once, on
  *	its own thread (wsd_graph_run_serial()) (I)
+ * @cheap: every node is cheap (wsd_op_cheap()) (I)
  * @node_cqes: a serial graph has node completions to post (S)
  * @aborted: its waiter gave up: nodes that have not started are cancelled
  *	(A: WRITE_ONCE() by the waiter, a hint READ_ONCE() by nodes)
@@ -111,6 +112,10 @@ struct wsd_node {
  *	(at least 1); the threads wsd_graph_launch() asks for (I)
  * @cred: the submitter's credentials, which its nodes run with (I: a
  *	reference, parallel graphs only, dropped by D)
+ * @notify: called by D in place of posting the graph's completion, which
+ *	it finds in @slot, or NULL; the graph's owner (an io_uring command,
+ *	uring_cmd.c) holds the second reference (I)
+ * @owner: for @notify (I)
  * @succs: successors of all nodes, node after node (compressed rows) (I)
  * @nodes: the nodes
  */
@@ -126,6 +131,7 @@ struct wsd_graph {
 	refcount_t refs;
 	bool sync;
 	bool serial;
+	bool cheap;
 	bool node_cqes;
 	bool aborted;
 	bool finished;
@@ -134,6 +140,8 @@ struct wsd_graph {
 	struct wsd_slot slot;
 	u32 width;
 	const struct cred *cred;
+	void (*notify)(struct wsd_graph *graph);
+	void *owner;
 	u32 *succs;
 	struct wsd_node nodes[];
 };
@@ -160,6 +168,10 @@ struct wsd_serial {
 struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 				  const struct wsd_build *build, u64 user_data,
 				  bool sync);
+struct wsd_graph *wsd_graph_build_notify(struct wsd_ctx *ctx,
+					 const struct wsd_build *build,
+					 void (*notify)(struct wsd_graph *graph),
+					 void *owner);
 int wsd_graph_start(struct wsd_ctx *ctx, const struct wsd_build *build,
 		    u64 user_data, struct wsd_serial *serial,
 		    struct wsd_graph **graphs);

@@ -12,7 +12,9 @@
 #include <linux/wsched.h>
 
 struct ws_op;
+struct ws_pool;
 struct wsd_ctx;
+struct wsd_graph;
 
 /**
  * struct wsd_stage - one node of a graph being put together
@@ -65,5 +67,9 @@ struct wsd_build {
 long wsd_enter(struct wsd_ctx *ctx, void __user *arg);
 long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg);
 void wsd_build_reset(struct wsd_build *build, bool keep);
+struct wsd_graph *wsd_sq_submit(struct wsd_ctx *ctx, struct ws_pool *pool,
+				u32 nr, bool nowait,
+				void (*notify)(struct wsd_graph *graph),
+				void *owner);
 
 #endif /* _WSD_SUBMIT_H */

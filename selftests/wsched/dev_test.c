@@ -393,7 +393,7 @@ TEST_F(dev, probe)
 	/* Every built-in op, 0..WSCHED_OP_LAST. */
 	EXPECT_EQ((2ULL << WSCHED_OP_LAST) - 1, p.ops);
 	EXPECT_EQ(WSCHED_FEAT_GRAPH | WSCHED_FEAT_RINGS | WSCHED_FEAT_BUFFERS |
-		  WSCHED_FEAT_OP_NAMES, p.features);
+		  WSCHED_FEAT_OP_NAMES | WSCHED_FEAT_URING_CMD, p.features);
 	EXPECT_EQ(WSCHED_NODE_FLAGS, p.node_flags);
 	EXPECT_EQ(WSCHED_GRAPH_FLAGS, p.graph_flags);
 	EXPECT_EQ(10000, p.max_nodes);

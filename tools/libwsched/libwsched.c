@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <linux/io_uring.h>
 
 #include "wsched.h"
 
@@ -218,6 +219,26 @@ WSCHED_EXPORT int wsched_submit_and_wait(struct wsched_ring *ring,
 		return 0;
 	}
 	return enter(ring, n, wait_nr, wait_nr ? WSCHED_ENTER_GETEVENTS : 0, 0);
+}
+
+WSCHED_EXPORT int wsched_prep_uring_cmd(struct io_uring_sqe *sqe,
+					struct wsched_ring *ring)
+{
+	struct wsched_sq *sq = &ring->sq;
+	unsigned int nr = wsched_sq_ready(ring);
+
+	/* One whole graph: its last entry ends it. */
+	if (!nr || !sq->last || !(sq->last->flags & WSCHED_SQE_GRAPH_END))
+		return -EINVAL;
+	flush_sq(ring);
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = ring->fd;
+	sqe->cmd_op = WSCHED_URING_CMD_SUBMIT;
+	/* The payload: the first 16 bytes of the cmd area (offset 48). */
+	memset(sqe->cmd, 0, sizeof(struct wsched_uring_submit));
+	((struct wsched_uring_submit *)sqe->cmd)->nr = nr;
+	return (int)nr;
 }
 
 static int get_cqe(struct wsched_ring *ring, struct wsched_cqe **cqe_ptr,

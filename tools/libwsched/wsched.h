@@ -190,6 +190,24 @@ int wsched_submit(struct wsched_ring *ring);
  */
 int wsched_submit_and_wait(struct wsched_ring *ring, unsigned int wait_nr);
 
+/*
+ * io_uring ----------------------------------------------------------------
+ *
+ * Prepare @sqe, an io_uring SQE (liburing's io_uring_get_sqe() gives one;
+ * its struct is the kernel's, <linux/io_uring.h>), as an
+ * IORING_OP_URING_CMD that runs the graph prepared on @ring since the last
+ * submit: publishes those entries (without ENTER) and returns their
+ * number, or -EINVAL if there are none or the last one does not end a
+ * graph (wsched_sqe_set_graph_end()).  The io_uring CQE's res is the
+ * graph's: the first failure, -ECANCELED if nodes did not run, else the
+ * number of nodes.  Set the SQE's flags (IOSQE_IO_LINK ...) and user_data
+ * after this call.  Commands take their graphs from the SQ's head in the
+ * order io_uring issues them: link them, or have one in flight at a time.
+ * Needs WSCHED_FEAT_URING_CMD (wsched_probe()).
+ */
+struct io_uring_sqe;
+int wsched_prep_uring_cmd(struct io_uring_sqe *sqe, struct wsched_ring *ring);
+
 /* Entries the last submit call consumed (also after an error). */
 static inline unsigned int wsched_last_submitted(const struct wsched_ring *ring)
 {

@@ -11,7 +11,8 @@ has() { [[ $what == *" all "* || $what == *" $1 "* ]]; }
 pkgs=(build-essential gcc make libc6-dev python3 bc bison flex libelf-dev
       libssl-dev cpio xz-utils gzip kmod qemu-system-x86 busybox-static
       util-linux coreutils perl)
-# liburing.a: the io_uring baselines of make bench (tools/bench/wsched_ubench.c)
+# liburing.a: the io_uring baselines of make bench (tools/bench/wsched_ubench.c),
+# selftests/wsched/uring_test and libwsched's uring_chain example
 pkgs+=(liburing-dev)
 # Debian 12's kernels: 6.1 (linux-*-amd64), and from bookworm-security the
 # 6.12 LTS and its PREEMPT_RT flavour (the headers pull in the image).

@@ -266,6 +266,13 @@ if [ "$mode" = demo ]; then
 			say "wsctl stats"
 			wsctl stats
 		fi
+		if [ -x /bin/uring_chain ]; then
+			say "io_uring: read -> wsched graph -> write, one link chain"
+			dd if=/dev/urandom of=/tmp/uring.in bs=64k count=16 2>/dev/null
+			uring_chain /tmp/uring.in /tmp/uring.out
+			say "uring_chain: exit $?"
+			rm -f /tmp/uring.in /tmp/uring.out
+		fi
 		rmmod wsched
 		say "rmmod: exit $?"
 	fi
@@ -427,6 +434,18 @@ if [ -x /bin/wsctl ] && [ $rc -eq 0 ]; then
 	check wsctl_stats $? "wsctl stats failed"
 else
 	check wsctl 1 "no /bin/wsctl, or wsched.ko not loaded"
+fi
+
+# libwsched's io_uring example: read -> wsched graph -> write in one
+# io_uring link chain, checked against the software checksums.
+if [ -x /bin/uring_chain ] && [ $rc -eq 0 ]; then
+	dd if=/dev/urandom of=/tmp/uring_chain.in bs=64k count=16 2>/dev/null
+	say "uring_chain /tmp/uring_chain.in /tmp/uring_chain.out"
+	timeout 120 uring_chain /tmp/uring_chain.in /tmp/uring_chain.out
+	check uring_chain $? "uring_chain: the chain failed or its checksums differ"
+	rm -f /tmp/uring_chain.in /tmp/uring_chain.out
+else
+	skip uring_chain "no /bin/uring_chain, or wsched.ko not loaded"
 fi
 
 # The sample client: parallel crc32c checked against the serial one.

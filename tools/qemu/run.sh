@@ -173,6 +173,10 @@ make_initramfs() {	# make_initramfs <stage>
 		  "$WSCHED_OUT/$stage"/mod/tools/samples/pages/*.ko; do
 		[[ -f $ko ]] && cp "$ko" "$r/lib/wsched/"
 	done
+	# libwsched's io_uring chain example (guest-init.sh runs it).
+	if [[ -x $WSCHED_OUT/$stage/user/libwsched/uring_chain ]]; then
+		cp "$WSCHED_OUT/$stage/user/libwsched/uring_chain" "$r/bin/uring_chain"
+	fi
 	if [[ -x $WSCHED_OUT/$stage/user/wsctl ]]; then
 		cp "$WSCHED_OUT/$stage/user/wsctl" "$r/bin/wsctl"
 		mkdir -p "$r/lib/wsched/examples"

@@ -76,6 +76,7 @@
 #define WSCHED_FEAT_RINGS	_BITULL(1)	/* SETUP, ENTER, mmap, poll */
 #define WSCHED_FEAT_BUFFERS	_BITULL(2)	/* registered buffers, data ops */
 #define WSCHED_FEAT_OP_NAMES	_BITULL(3)	/* OP_LOOKUP, OP_LIST */
+#define WSCHED_FEAT_URING_CMD	_BITULL(4)	/* IORING_OP_URING_CMD */
 
 /**
  * struct wsched_node - one node of a task graph
@@ -479,5 +480,29 @@ struct wsched_op_list {
  * use).  See Documentation/uapi.rst, "Who runs the graphs".
  */
 #define WSCHED_IOC_MAX_WORKERS	_IOWR(WSCHED_IOC_MAGIC, 0x08, __u32)
+
+/*
+ * io_uring commands: an io_uring SQE of op IORING_OP_URING_CMD whose fd is
+ * a /dev/wsched file carries one of these in its cmd_op and its payload in
+ * the first bytes of its cmd area (16 bytes in a 64-byte SQE).
+ */
+#define WSCHED_URING_CMD_SUBMIT	_IOW(WSCHED_IOC_MAGIC, 0x20, struct wsched_uring_submit)
+
+/**
+ * struct wsched_uring_submit - payload of WSCHED_URING_CMD_SUBMIT
+ * @nr: entries of the file's SQ, from its head, that make one graph: the
+ *	last of them, and only it, flagged WSCHED_SQE_GRAPH_END
+ * @flags: zero
+ * @resv: zero
+ *
+ * The io_uring completion carries the graph's result: the error of the
+ * first node that failed, -ECANCELED if nodes did not run, else the
+ * number of nodes (Documentation/uapi.rst, "io_uring commands").
+ */
+struct wsched_uring_submit {
+	__u32 nr;
+	__u32 flags;
+	__u64 resv;
+};
 
 #endif /* _UAPI_LINUX_WSCHED_H */

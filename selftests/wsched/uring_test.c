@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uring_test: wsched graphs as io_uring commands (IORING_OP_URING_CMD on
+ * a /dev/wsched file, WSCHED_URING_CMD_SUBMIT; issue 22).
+ *
+ * - chain: READ_FIXED -> graph -> WRITE_FIXED linked in one io_uring
+ *   submission.  The graph hashes (SHA-256 and CRC-32C) what the read put
+ *   into a buffer registered with both io_uring and wsched, and the write
+ *   writes the digest the graph produced: a right digest in the output
+ *   file shows that the graph started after the read and the write after
+ *   the graph.  The command's CQE carries the number of nodes, the nodes'
+ *   completions are in the wsched CQ, and no graph completion is.
+ * - cheap_inline: a graph of cheap nodes (NOPs) completes inline, with
+ *   the number of its nodes.
+ * - failing_graph: a FAIL node fails the command with its errno and the
+ *   linked write completes with -ECANCELED.
+ * - cancel: a long graph (a chain of SPIN nodes) is cancelled when its
+ *   ring is torn down, on kernels with io_uring_cmd_mark_cancelable()
+ *   (6.7+); IORING_OP_ASYNC_CANCEL does not reach driver commands on any
+ *   kernel wsched supports, and 6.1 cannot cancel them at all (skip).
+ * - bad_commands: unknown cmd_op, nonzero flags or reserved field, no
+ *   entry, more entries than the SQ holds or than the limits, a misplaced
+ *   end flag, a graph half staged by ENTER, and a file without rings: each
+ *   fails with its errno, nothing runs and nothing is consumed.
+ *
+ * Links with liburing (static) and libwsched's sources.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <liburing.h>
+
+#include "kselftest_harness.h"
+#include "../../tools/libwsched/wsched.h"
+
+#define DATA_LEN	(64 * 1024)	/* bytes read and hashed */
+#define DIGEST_OFF	DATA_LEN	/* where the graph writes its digest */
+#define BUF_LEN		(DATA_LEN + 4096)
+
+#define UD_READ		1
+#define UD_CMD		2
+#define UD_WRITE	3
+#define UD_CANCEL	4
+
+/* The next wsched SQ entry; the ring is large enough for every test. */
+#define GET_SQE(w) ({						\
+	struct wsched_sqe *sqe_ = wsched_get_sqe(w);		\
+	ASSERT_NE(NULL, sqe_);					\
+	sqe_;							\
+})
+
+/* Kernel at least @major.@minor. */
+static int kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return 0;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+/* A raw command SQE for @fd: cmd_op @op, payload (@nr, @flags, @resv). */
+static void prep_cmd(struct io_uring_sqe *sqe, int fd, __u32 op, __u32 nr,
+		     __u32 flags, __u64 resv)
+{
+	struct wsched_uring_submit *uc = (void *)sqe->cmd;
+
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = op;
+	uc->nr = nr;
+	uc->flags = flags;
+	uc->resv = resv;
+}
+
+/* Submit what is prepared and reap @nr CQEs into res[user_data]. */
+static int reap(struct io_uring *ring, unsigned int nr, int *res, int nres)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int i;
+	int ret;
+
+	ret = io_uring_submit(ring);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < nr; i++) {
+		do
+			ret = io_uring_wait_cqe(ring, &cqe);
+		while (ret == -EINTR);
+		if (ret)
+			return ret;
+		if (cqe->user_data < (__u64)nres)
+			res[cqe->user_data] = cqe->res;
+		io_uring_cqe_seen(ring, cqe);
+	}
+	return 0;
+}
+
+static __u64 nodes_run(struct wsched_ring *w)
+{
+	struct wsched_probe p;
+
+	memset(&p, 0, sizeof(p));
+	if (wsched_probe(w, &p))
+		return ~0ULL;
+	return p.nodes_run;
+}
+
+FIXTURE(uring) {
+	struct io_uring ring;
+	struct wsched_ring w;
+	unsigned char *buf;
+	int in_fd, out_fd;
+	unsigned char data[DATA_LEN];
+};
+
+FIXTURE_SETUP(uring)
+{
+	struct wsched_probe p;
+	struct iovec iov;
+	char in[] = "/tmp/uring_test.in.XXXXXX";
+	char out[] = "/tmp/uring_test.out.XXXXXX";
+	int ret;
+	size_t i;
+
+	self->in_fd = self->out_fd = -1;
+	ret = wsched_queue_init(256, &self->w, 0);
+	if (ret == -ENOENT)
+		SKIP(return, "no /dev/wsched (module not loaded)");
+	ASSERT_EQ(0, ret);
+	memset(&p, 0, sizeof(p));
+	ASSERT_EQ(0, wsched_probe(&self->w, &p));
+	ASSERT_TRUE(p.features & WSCHED_FEAT_URING_CMD);
+
+	ret = io_uring_queue_init(16, &self->ring, 0);
+	if (ret == -ENOSYS || ret == -EPERM)
+		SKIP(return, "io_uring not available: %s", strerror(-ret));
+	ASSERT_EQ(0, ret);
+
+	self->buf = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->buf);
+	memset(self->buf, 0, BUF_LEN);
+	iov.iov_base = self->buf;
+	iov.iov_len = BUF_LEN;
+	/* The same memory: io_uring reads into it, wsched hashes it. */
+	ASSERT_EQ(0, io_uring_register_buffers(&self->ring, &iov, 1));
+	ASSERT_EQ(0, wsched_register_buffers(&self->w, &iov, 1));
+
+	srand(getpid());
+	for (i = 0; i < DATA_LEN; i++)
+		self->data[i] = rand();
+	self->in_fd = mkstemp(in);
+	ASSERT_LE(0, self->in_fd);
+	unlink(in);
+	ASSERT_EQ(DATA_LEN, pwrite(self->in_fd, self->data, DATA_LEN, 0));
+	self->out_fd = mkstemp(out);
+	ASSERT_LE(0, self->out_fd);
+	unlink(out);
+}
+
+FIXTURE_TEARDOWN(uring)
+{
+	if (self->in_fd >= 0)
+		close(self->in_fd);
+	if (self->out_fd >= 0)
+		close(self->out_fd);
+	if (self->ring.ring_fd > 0)
+		io_uring_queue_exit(&self->ring);
+	wsched_queue_exit(&self->w);
+}
+
+/*
+ * Prepare READ_FIXED (the input) -> the command of the graph prepared on
+ * the wsched ring -> WRITE_FIXED (the digest), linked.
+ */
+static int prep_chain(FIXTURE_DATA(uring) *self)
+{
+	struct io_uring_sqe *sqe;
+	int nr;
+
+	sqe = io_uring_get_sqe(&self->ring);
+	io_uring_prep_read_fixed(sqe, self->in_fd, self->buf, DATA_LEN, 0, 0);
+	sqe->user_data = UD_READ;
+	sqe->flags |= IOSQE_IO_LINK;
+
+	sqe = io_uring_get_sqe(&self->ring);
+	nr = wsched_prep_uring_cmd(sqe, &self->w);
+	if (nr < 0)
+		return nr;
+	sqe->user_data = UD_CMD;
+	sqe->flags |= IOSQE_IO_LINK;
+
+	sqe = io_uring_get_sqe(&self->ring);
+	io_uring_prep_write_fixed(sqe, self->out_fd, self->buf + DIGEST_OFF,
+				  32, 0, 0);
+	sqe->user_data = UD_WRITE;
+	return nr;
+}
+
+TEST_F(uring, chain)
+{
+	unsigned char want[32], got[32];
+	struct wsched_cqe *cqe;
+	struct wsched_sqe *sqe;
+	int res[8] = {}, i, nodes = 0;
+	__u32 crc = 0;
+
+	/* Garbage where the read goes: hashing it gives another digest. */
+	memset(self->buf, 0xa5, DATA_LEN);
+	sqe = GET_SQE(&self->w);
+	wsched_prep_sha256(sqe, 0, 0, DATA_LEN, 0, DIGEST_OFF);
+	wsched_sqe_set_data64(sqe, 10);
+	sqe = GET_SQE(&self->w);
+	wsched_prep_crc32c(sqe, 0, 0, DATA_LEN, 0);
+	wsched_sqe_set_data64(sqe, 11);
+	wsched_sqe_set_graph_end(sqe);
+	ASSERT_EQ(2, prep_chain(self));
+	ASSERT_EQ(0, reap(&self->ring, 3, res, 8));
+	EXPECT_EQ(DATA_LEN, res[UD_READ]);
+	EXPECT_EQ(2, res[UD_CMD]);
+	EXPECT_EQ(32, res[UD_WRITE]);
+
+	wsched_sha256_sw(self->data, DATA_LEN, want);
+	ASSERT_EQ(32, pread(self->out_fd, got, 32, 0));
+	EXPECT_EQ(0, memcmp(want, got, 32));
+
+	/* The nodes' completions, and no graph completion. */
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, wsched_wait_cqe(&self->w, &cqe));
+		EXPECT_EQ(0, cqe->res);
+		EXPECT_FALSE(wsched_cqe_is_graph(cqe));
+		if (wsched_cqe_get_data64(cqe) == 11)
+			crc = cqe->value;
+		nodes++;
+		wsched_cqe_seen(&self->w, cqe);
+	}
+	EXPECT_EQ(2, nodes);
+	EXPECT_EQ(wsched_crc32c_sw(0, self->data, DATA_LEN), crc);
+	EXPECT_EQ(0, wsched_cq_ready(&self->w));
+	EXPECT_EQ(2, nodes_run(&self->w));
+}
+
+TEST_F(uring, cheap_inline)
+{
+	struct io_uring_sqe *usqe;
+	struct wsched_sqe *sqe;
+	int res[8] = {}, i;
+
+	for (i = 0; i < 3; i++) {
+		sqe = GET_SQE(&self->w);
+		wsched_prep_nop(sqe);
+		wsched_sqe_set_no_cqe(sqe);
+	}
+	wsched_sqe_set_graph_end(sqe);
+	usqe = io_uring_get_sqe(&self->ring);
+	ASSERT_EQ(3, wsched_prep_uring_cmd(usqe, &self->w));
+	usqe->user_data = UD_CMD;
+	ASSERT_EQ(0, reap(&self->ring, 1, res, 8));
+	EXPECT_EQ(3, res[UD_CMD]);
+	/* WSCHED_SQE_NO_CQE: nothing in the wsched CQ. */
+	EXPECT_EQ(0, wsched_cq_ready(&self->w));
+	EXPECT_EQ(3, nodes_run(&self->w));
+}
+
+TEST_F(uring, failing_graph)
+{
+	struct wsched_cqe *cqe;
+	struct wsched_sqe *sqe;
+	int res[8] = {};
+	unsigned char got[32];
+
+	sqe = GET_SQE(&self->w);
+	wsched_prep_fail(sqe, EIO);
+	wsched_sqe_set_data64(sqe, 20);
+	sqe = GET_SQE(&self->w);
+	wsched_prep_sha256(sqe, 0, 0, DATA_LEN, 0, DIGEST_OFF);
+	wsched_sqe_set_pred(sqe, 0);
+	wsched_sqe_set_data64(sqe, 21);
+	wsched_sqe_set_graph_end(sqe);
+	ASSERT_EQ(2, prep_chain(self));
+	ASSERT_EQ(0, reap(&self->ring, 3, res, 8));
+	EXPECT_EQ(DATA_LEN, res[UD_READ]);
+	EXPECT_EQ(-EIO, res[UD_CMD]);
+	EXPECT_EQ(-ECANCELED, res[UD_WRITE]);
+	/* The write did not run. */
+	EXPECT_EQ(0, pread(self->out_fd, got, 32, 0));
+
+	ASSERT_EQ(0, wsched_wait_cqe(&self->w, &cqe));
+	EXPECT_EQ(20, wsched_cqe_get_data64(cqe));
+	EXPECT_EQ(-EIO, cqe->res);
+	wsched_cqe_seen(&self->w, cqe);
+	ASSERT_EQ(0, wsched_wait_cqe(&self->w, &cqe));
+	EXPECT_EQ(21, wsched_cqe_get_data64(cqe));
+	EXPECT_EQ(-ECANCELED, cqe->res);
+	EXPECT_TRUE(cqe->flags & WSCHED_RES_DEP_FAILED);
+	wsched_cqe_seen(&self->w, cqe);
+}
+
+/*
+ * Long enough to be running when the ring is torn down, short enough to
+ * finish well within the timeout where it cannot be cancelled (6.1 under
+ * QEMU TCG on a loaded host).
+ */
+#define CHAIN_NODES	128
+#define CHAIN_SPIN	(WSCHED_SPIN_MAX / 16)
+
+TEST_F_TIMEOUT(uring, cancel, 180)
+{
+	struct io_uring_sqe *usqe;
+	struct io_uring_cqe *ucqe;
+	struct wsched_cqe *cqe;
+	struct wsched_sqe *sqe;
+	int i, ret, aborted = 0, ran = 0, cancel_res = 1, cmd_res = 1;
+	bool can_cancel = kernel_at_least(6, 7);
+
+	for (i = 0; i < CHAIN_NODES; i++) {
+		sqe = GET_SQE(&self->w);
+		wsched_prep_spin(sqe, CHAIN_SPIN);
+		if (i)
+			wsched_sqe_set_pred(sqe, i - 1);
+	}
+	wsched_sqe_set_graph_end(sqe);
+	usqe = io_uring_get_sqe(&self->ring);
+	ASSERT_EQ(CHAIN_NODES, wsched_prep_uring_cmd(usqe, &self->w));
+	usqe->user_data = UD_CMD;
+	ASSERT_EQ(1, io_uring_submit(&self->ring));
+
+	/* IORING_OP_ASYNC_CANCEL: io_uring does not hand it to drivers. */
+	usqe = io_uring_get_sqe(&self->ring);
+	io_uring_prep_cancel64(usqe, UD_CMD, 0);
+	usqe->user_data = UD_CANCEL;
+	ASSERT_EQ(1, io_uring_submit(&self->ring));
+	for (;;) {
+		ret = io_uring_wait_cqe(&self->ring, &ucqe);
+		if (ret == -EINTR)
+			continue;
+		ASSERT_EQ(0, ret);
+		if (ucqe->user_data == UD_CANCEL) {
+			cancel_res = ucqe->res;
+			io_uring_cqe_seen(&self->ring, ucqe);
+			break;
+		}
+		/* The graph may have finished first (slow machine). */
+		cmd_res = ucqe->res;
+		io_uring_cqe_seen(&self->ring, ucqe);
+	}
+	TH_LOG("IORING_OP_ASYNC_CANCEL of the command: %d (%s)", cancel_res,
+	       strerror(-cancel_res));
+
+	if (can_cancel) {
+		/* Tearing the ring down cancels the command's graph. */
+		io_uring_queue_exit(&self->ring);
+		self->ring.ring_fd = 0;
+	}
+	for (i = 0; i < CHAIN_NODES; i++) {
+		do
+			ret = wsched_wait_cqe(&self->w, &cqe);
+		while (ret == -EINTR);
+		ASSERT_EQ(0, ret);
+		/* Cancelled, or behind a cancelled node. */
+		if (cqe->flags & (WSCHED_RES_ABORTED | WSCHED_RES_DEP_FAILED))
+			aborted++;
+		if (cqe->flags & WSCHED_RES_RAN)
+			ran++;
+		wsched_cqe_seen(&self->w, cqe);
+	}
+	TH_LOG("%d nodes ran, %d cancelled", ran, aborted);
+	EXPECT_EQ(CHAIN_NODES, ran + aborted);
+	if (!can_cancel) {
+		while (cmd_res == 1) {
+			ret = io_uring_wait_cqe(&self->ring, &ucqe);
+			if (ret == -EINTR)
+				continue;
+			ASSERT_EQ(0, ret);
+			cmd_res = ucqe->res;
+			io_uring_cqe_seen(&self->ring, ucqe);
+		}
+		EXPECT_EQ(CHAIN_NODES, cmd_res);
+		SKIP(return, "io_uring cannot cancel a driver's command before 6.7 (no io_uring_cmd_mark_cancelable())");
+	}
+	EXPECT_LT(0, aborted);
+}
+
+TEST_F(uring, bad_commands)
+{
+	static const struct {
+		const char *what;
+		__u32 op, nr, flags;
+		__u64 resv;
+		int err;
+	} bad[] = {
+		{ "unknown cmd_op", 0x1234, 2, 0, 0, -ENOTTY },
+		{ "nonzero flags", WSCHED_URING_CMD_SUBMIT, 2, 1, 0, -EINVAL },
+		{ "nonzero resv", WSCHED_URING_CMD_SUBMIT, 2, 0, 1, -EINVAL },
+		{ "no entry", WSCHED_URING_CMD_SUBMIT, 0, 0, 0, -EINVAL },
+		{ "more than the SQ holds", WSCHED_URING_CMD_SUBMIT, 3, 0, 0, -ENODATA },
+		{ "more than the limits", WSCHED_URING_CMD_SUBMIT, 1U << 30, 0, 0, -E2BIG },
+		{ "end flag not last", WSCHED_URING_CMD_SUBMIT, 1, 0, 0, -EINVAL },
+	};
+	struct io_uring_sqe *usqe, tmp;
+	struct wsched_sqe *sqe;
+	int res[8], i, fd;
+
+	/* A staged graph of two NOPs, published but not consumed. */
+	sqe = GET_SQE(&self->w);
+	wsched_prep_nop(sqe);
+	sqe = GET_SQE(&self->w);
+	wsched_prep_nop(sqe);
+	wsched_sqe_set_graph_end(sqe);
+	/* Publishes the entries; the command itself is made below. */
+	ASSERT_EQ(2, wsched_prep_uring_cmd(&tmp, &self->w));
+
+	for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++) {
+		usqe = io_uring_get_sqe(&self->ring);
+		prep_cmd(usqe, wsched_ring_fd(&self->w), bad[i].op, bad[i].nr,
+			 bad[i].flags, bad[i].resv);
+		usqe->user_data = UD_CMD;
+		res[UD_CMD] = 1;
+		ASSERT_EQ(0, reap(&self->ring, 1, res, 8));
+		EXPECT_EQ(bad[i].err, res[UD_CMD]) {
+			TH_LOG("%s: %d, want %d", bad[i].what, res[UD_CMD],
+			       bad[i].err);
+		}
+		EXPECT_EQ(0, nodes_run(&self->w));
+		EXPECT_EQ(0, wsched_cq_ready(&self->w));
+	}
+
+	/* A file without rings. */
+	fd = open("/dev/wsched", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	usqe = io_uring_get_sqe(&self->ring);
+	prep_cmd(usqe, fd, WSCHED_URING_CMD_SUBMIT, 1, 0, 0);
+	usqe->user_data = UD_CMD;
+	ASSERT_EQ(0, reap(&self->ring, 1, res, 8));
+	EXPECT_EQ(-EBADFD, res[UD_CMD]);
+	close(fd);
+
+	/* Nothing was consumed: the graph still runs, once. */
+	usqe = io_uring_get_sqe(&self->ring);
+	prep_cmd(usqe, wsched_ring_fd(&self->w), WSCHED_URING_CMD_SUBMIT, 2,
+		 0, 0);
+	usqe->user_data = UD_CMD;
+	ASSERT_EQ(0, reap(&self->ring, 1, res, 8));
+	EXPECT_EQ(2, res[UD_CMD]);
+	EXPECT_EQ(2, nodes_run(&self->w));
+	usqe = io_uring_get_sqe(&self->ring);
+	prep_cmd(usqe, wsched_ring_fd(&self->w), WSCHED_URING_CMD_SUBMIT, 2,
+		 0, 0);
+	usqe->user_data = UD_CMD;
+	ASSERT_EQ(0, reap(&self->ring, 1, res, 8));
+	EXPECT_EQ(-ENODATA, res[UD_CMD]);
+}
+
+TEST_F(uring, enter_half_staged)
+{
+	struct io_uring_sqe *usqe, tmp;
+	struct wsched_sqe *sqe;
+	int res[8];
+
+	/* ENTER consumes a graph's first entry, its end not yet there. */
+	sqe = GET_SQE(&self->w);
+	wsched_prep_nop(sqe);
+	ASSERT_EQ(1, wsched_submit(&self->w));
+	sqe = GET_SQE(&self->w);
+	wsched_prep_nop(sqe);
+	wsched_sqe_set_graph_end(sqe);
+	ASSERT_EQ(1, wsched_prep_uring_cmd(&tmp, &self->w));
+	usqe = io_uring_get_sqe(&self->ring);
+	prep_cmd(usqe, wsched_ring_fd(&self->w), WSCHED_URING_CMD_SUBMIT, 1,
+		 0, 0);
+	usqe->user_data = UD_CMD;
+	ASSERT_EQ(0, reap(&self->ring, 1, res, 8));
+	EXPECT_EQ(-EBUSY, res[UD_CMD]);
+	EXPECT_EQ(0, nodes_run(&self->w));
+}
+
+TEST_HARNESS_MAIN
