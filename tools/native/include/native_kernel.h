@@ -229,6 +229,17 @@ static inline unsigned long native_next_bit(const unsigned long *w, unsigned lon
 	for ((bit) = native_next_bit((addr), (size), 0); (bit) < (size);	\
 	     (bit) = native_next_bit((addr), (size), (bit) + 1))
 
+/* The first byte of @p[0..len) that is not @c, or NULL. */
+static inline void *memchr_inv(const void *p, int c, size_t len)
+{
+	const unsigned char *b = p;
+
+	for (; len; b++, len--)
+		if (*b != (unsigned char)c)
+			return (void *)b;
+	return NULL;
+}
+
 /* ---- math ----------------------------------------------------------------- */
 static inline unsigned long roundup_pow_of_two(unsigned long n)
 { return n <= 1 ? 1 : 1UL << (BITS_PER_LONG - __builtin_clzl(n - 1)); }
