@@ -194,11 +194,24 @@ bad:
 	return -1;
 }
 
+/* Also logs the file, with the nodes sysfs gives, for the record. */
 TEST(topology_file_parses)
 {
-	char err[512];
+	char err[512], line[1024];
+	FILE *f;
 
 	ASSERT_EQ(0, read_victims(&vic, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, read_machine(&mach, err, sizeof(err))) TH_LOG("%s", err);
+	f = fopen(TOPO_PATH, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (isdigit((unsigned char)line[0]))
+			TH_LOG("%s (node %d)", line, mach.node[atoi(line)]);
+		else
+			TH_LOG("%s", line);
+	}
+	fclose(f);
 }
 
 /* The system pool's mask is every housekeeping CPU: in the rig, all. */

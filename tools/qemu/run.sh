@@ -28,7 +28,8 @@
 # WSCHED_OUT (build outputs, default <repo>/.build), WSCHED_KMOD_SRC (the
 # core's source directory, default <repo>/kmod), WSCHED_STOCK_KVER,
 # WSCHED_STOCK_6_12_KVER, WSCHED_STOCK_6_12_RT_KVER,
-# WSCHED_DEBUG_TIMEOUT / WSCHED_STOCK_TIMEOUT (seconds), WSCHED_VERBOSE=1
+# WSCHED_DEBUG_TIMEOUT / WSCHED_STOCK_TIMEOUT (seconds), WSCHED_NUMA (NUMA
+# nodes of the guest, see lib.sh; stock boots 2), WSCHED_VERBOSE=1
 # (show the guest console while it runs).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -44,7 +45,7 @@ while (($#)); do
 	--demo) demo=1 ;;
 	--no-parse) parse=0 ;;
 	--torture) torture=$2; stages=debug; shift ;;
-	-h|--help) sed -n '3,30p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,33p' "$0"; exit 0 ;;
 	*) die "unknown argument $1" ;;
 	esac
 	shift
