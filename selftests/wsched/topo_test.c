@@ -40,6 +40,7 @@ struct victims {
 
 static struct machine mach;
 static struct victims vic;
+static struct ws_stats stats;
 
 static int read_int(const char *path)
 {
@@ -212,6 +213,21 @@ TEST(topology_file_parses)
 			TH_LOG("%s", line);
 	}
 	fclose(f);
+	/* What the system pool's steals were so far (smoke_test ran fib). */
+	if (!ws_stats_read("system", &stats)) {
+		int c, local = -1, remote = -1;
+
+		for (c = 0; c < stats.nr_cols; c++) {
+			if (!strcmp(stats.names[c], "stolen_local"))
+				local = c;
+			if (!strcmp(stats.names[c], "stolen_remote"))
+				remote = c;
+		}
+		if (local >= 0 && remote >= 0)
+			TH_LOG("system pool: stolen %llu, local %llu, remote %llu",
+			       stats.total[WS_STOLEN], stats.total[local],
+			       stats.total[remote]);
+	}
 }
 
 /* The system pool's mask is every housekeeping CPU: in the rig, all. */
