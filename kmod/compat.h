@@ -108,4 +108,27 @@
 	io_uring_cmd_mark_cancelable(ioucmd, issue_flags)
 #endif
 
+/*
+ * Whether two CPUs share their last-level cache, for choosing victims.
+ * cpus_share_cache() and the scheduler's sd_llc_id are not exported, and
+ * they follow sched domain rebuilds, which trail CPU hotplug.  x86 keeps
+ * each CPU's LLC ID in cpu_data() (the exported cpu_info), set when the
+ * CPU is brought up; 6.7 moved it into cpuinfo_x86.topo.  Where it is
+ * unknown (BAD_APICID), on older kernels (6.1 keeps it in a per-CPU
+ * variable that is not exported) and elsewhere, the CPUs of one die are
+ * taken to share it, as they do on most Intel parts (not on AMD's, whose
+ * LLC is per core complex).
+ */
+#if defined(CONFIG_X86) && !WS_KERNEL_BEFORE(6, 7)
+#define ws_cpus_share_llc(a, b) ({					\
+	unsigned int __ws_a = (a), __ws_b = (b);			\
+	cpu_data(__ws_a).topo.llc_id != BAD_APICID ?			\
+		cpu_data(__ws_a).topo.llc_id ==				\
+		cpu_data(__ws_b).topo.llc_id :				\
+		cpumask_test_cpu(__ws_b, topology_die_cpumask(__ws_a));	\
+})
+#else
+#define ws_cpus_share_llc(a, b)	cpumask_test_cpu((b), topology_die_cpumask(a))
+#endif
+
 #endif /* _WS_COMPAT_H */

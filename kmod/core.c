@@ -9,6 +9,7 @@
 
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
@@ -872,41 +873,95 @@ static void ws_invoke_request(struct ws_worker *victim)
 		WRITE_ONCE(victim->inv_request, 1);
 }
 
-/* Rule 3: steal the oldest task of a random victim, trying every slot. */
+/*
+ * Steal the oldest task of slot @slot's deque, trying again while other
+ * thieves win the races for it.
+ */
+static struct ws_task *ws_steal_from(struct ws_worker *thief, unsigned int slot)
+{
+	struct ws_pool *pool = thief->pool;
+	struct ws_worker *victim = pool->workers[slot];
+	struct ws_task *task;
+	bool lost_race;
+
+	do {
+		lost_race = false;
+		task = ws_deque_steal(&victim->deque, &lost_race);
+	} while (!task && lost_race);
+	if (!task) {
+		ws_invoke_request(victim);
+		return NULL;
+	}
+	ws_task_claim(task);
+	ws_stat_inc(pool, stolen);
+	trace_wsched_steal(pool, task, slot);
+	/* Cascade: more left there, so wake a helper. */
+	if (ws_deque_size(&victim->deque))
+		ws_wake_one(pool);
+	return task;
+}
+
+/*
+ * Rule 3: steal the oldest task of a victim, near ones first.  A CPU slot
+ * tries its SMT siblings, then the CPUs sharing its LLC, then those of its
+ * NUMA node (@thief->victims, built by pool.c), each level from a random
+ * start; then every other slot, from a random start.  Slots without
+ * victims (join slots, user pools) only do the last.
+ */
 static struct ws_task *ws_steal(struct ws_worker *thief)
 {
 	struct ws_pool *pool = thief->pool;
 	unsigned int nr = pool->nr_slots;
-	unsigned int start = reciprocal_scale(ws_next_rand(thief), nr);
 	/* A hint: a join slot's deque is empty before its bit is cleared. */
 	unsigned long joined = READ_ONCE(pool->joined);
-	unsigned int i;
+	const struct ws_victims *v;
+	struct ws_task *task = NULL;
+	unsigned int l, i, n, lo = 0, start;
 
-	for (i = 0; i < nr; i++) {
-		unsigned int slot = start + i < nr ? start + i : start + i - nr;
-		struct ws_worker *victim = pool->workers[slot];
-		struct ws_task *task;
-		bool lost_race;
-
-		if (victim == thief || (slot >= pool->nr_cpus &&
-					!test_bit(slot - pool->nr_cpus, &joined)))
+	rcu_read_lock();
+	/*
+	 * Pairs with the rcu_assign_pointer() of ws_victims_set(): the
+	 * arrays are seen as they were built; the grace period before the
+	 * old ones are freed outlasts this read-side section.
+	 */
+	v = rcu_dereference(thief->victims);
+	for (l = 0; v && l < WS_TOPO_NR_NEAR; lo = v->end[l++]) {
+		n = v->end[l] - lo;
+		if (!n)
 			continue;
-		do {
-			lost_race = false;
-			task = ws_deque_steal(&victim->deque, &lost_race);
-		} while (!task && lost_race);
-		if (!task)
-			ws_invoke_request(victim);
-		if (task) {
-			ws_task_claim(task);
-			ws_stat_inc(pool, stolen);
-			trace_wsched_steal(pool, task, slot);
-			/* Cascade: more left there, so wake a helper. */
-			if (ws_deque_size(&victim->deque))
-				ws_wake_one(pool);
-			return task;
+		start = reciprocal_scale(ws_next_rand(thief), n);
+		for (i = 0; i < n; i++) {
+			task = ws_steal_from(thief, v->cpu[lo + (start + i < n ?
+						start + i : start + i - n)]);
+			if (!task)
+				continue;
+			if (l <= WS_TOPO_LLC)
+				ws_stat_inc(pool, stolen_local);
+			else
+				ws_stat_inc(pool, stolen_remote);
+			goto out;
 		}
 	}
+	start = reciprocal_scale(ws_next_rand(thief), nr);
+	for (i = 0; i < nr; i++) {
+		unsigned int slot = start + i < nr ? start + i : start + i - nr;
+
+		if (pool->workers[slot] == thief ||
+		    (slot >= pool->nr_cpus &&
+		     !test_bit(slot - pool->nr_cpus, &joined)) ||
+		    (v && slot < pool->nr_cpus && test_bit(slot, v->near)))
+			continue;
+		task = ws_steal_from(thief, slot);
+		if (!task)
+			continue;
+		if (v && slot < pool->nr_cpus)
+			ws_stat_inc(pool, stolen_remote);
+		goto out;
+	}
+out:
+	rcu_read_unlock();
+	if (task)
+		return task;
 	/*
 	 * Last resort: tasks mailed to busy workers.  Not here for threads
 	 * that joined: they spin while they wait and would take mail from

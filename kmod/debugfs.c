@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs: wsched/<pool>/stats shows a pool's per-CPU event counters;
+ * wsched/<pool>/topology the victims each CPU's worker tries first;
  * wsched/dev the /dev/wsched totals: open files, pinned pages, worker
  *            sets and their threads.
  */
@@ -18,7 +19,8 @@ static struct dentry *ws_debugfs_root;
 static const char *const ws_stat_names[] = {
 	"spawned", "executed", "bypassed", "popped", "stolen", "steal_failed",
 	"injected", "sleeps", "wakeups", "enqueued", "mailed", "cancelled",
-	"deferred", "released", "joined", "compensated",
+	"deferred", "released", "joined", "compensated", "stolen_local",
+	"stolen_remote",
 };
 
 static void ws_stats_row(struct seq_file *m, const struct ws_pool_stats *s)
@@ -57,6 +59,49 @@ static int ws_stats_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(ws_stats);
 
+/* One level of a slot's victims: "-" when it has none. */
+static void ws_topo_level_show(struct seq_file *m, const struct ws_victims *v,
+			       unsigned int l)
+{
+	unsigned int i = l ? v->end[l - 1] : 0;
+
+	if (i == v->end[l])
+		seq_puts(m, " -");
+	for (; i < v->end[l]; i++)
+		seq_printf(m, "%c%u", i == (l ? v->end[l - 1] : 0) ? ' ' : ',',
+			   v->cpu[i]);
+}
+
+/*
+ * "cpu smt llc node", then one line per CPU slot with victims: the CPU
+ * and, per level, its victims in the order ws_steal() keeps them (each
+ * level is then tried from a random start), comma-separated, or "-".
+ * CPUs not listed (other nodes, join slots) are tried last.  A user
+ * pool's workers are not bound to CPUs: it shows only the header.
+ */
+static int ws_topology_show(struct seq_file *m, void *unused)
+{
+	struct ws_pool *pool = m->private;
+	const struct ws_victims *v;
+	unsigned int cpu, l;
+
+	seq_puts(m, "cpu smt llc node\n");
+	rcu_read_lock();
+	for (cpu = 0; cpu < pool->nr_cpus; cpu++) {
+		/* Pairs with rcu_assign_pointer() in ws_victims_set(). */
+		v = rcu_dereference(pool->workers[cpu]->victims);
+		if (!v)
+			continue;
+		seq_printf(m, "%u", cpu);
+		for (l = 0; l < WS_TOPO_NR_NEAR; l++)
+			ws_topo_level_show(m, v, l);
+		seq_putc(m, '\n');
+	}
+	rcu_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ws_topology);
+
 /*
  * "files N" (open files of /dev/wsched, released ones not counted),
  * "pinned_pages N" (pages of registered buffers, all files),
@@ -79,6 +124,8 @@ void ws_debugfs_add_pool(struct ws_pool *pool)
 	pool->debugfs_dir = debugfs_create_dir(pool->name, ws_debugfs_root);
 	debugfs_create_file("stats", 0444, pool->debugfs_dir, pool,
 			    &ws_stats_fops);
+	debugfs_create_file("topology", 0444, pool->debugfs_dir, pool,
+			    &ws_topology_fops);
 }
 
 void ws_debugfs_remove_pool(struct ws_pool *pool)

@@ -12,10 +12,12 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/sched/isolation.h>
 #include <linux/slab.h>
+#include <linux/topology.h>
 #include <linux/wsched.h>
 
 #include "wsched_internal.h"
@@ -142,6 +144,125 @@ static int ws_pm_thread_fn(void *unused)
 }
 
 /*
+ * How near CPUs @a and @b are, for choosing victims, grouped as by
+ * workqueue's affinity scopes: SMT siblings (topology_sibling_cpumask()),
+ * then the last-level cache (ws_cpus_share_llc(), compat.h), then the
+ * NUMA node (cpu_to_node()).  Symmetric.  With the CPU hotplug lock held, which keeps the topology
+ * of online CPUs still.
+ */
+static enum ws_topo_level ws_topo_level(unsigned int a, unsigned int b)
+{
+	if (cpumask_test_cpu(b, topology_sibling_cpumask(a)))
+		return WS_TOPO_SMT;
+	if (ws_cpus_share_llc(a, b))
+		return WS_TOPO_LLC;
+	if (cpu_to_node(a) == cpu_to_node(b))
+		return WS_TOPO_NODE;
+	return WS_TOPO_SYSTEM;
+}
+
+/*
+ * The near victims of CPU slot @cpu: the online CPUs of the pool's mask
+ * other than @cpu and @gone (a CPU going offline, or nr_cpu_ids), by
+ * level.  NULL when out of memory.
+ */
+static struct ws_victims *ws_victims_build(struct ws_pool *pool,
+					   unsigned int cpu, unsigned int gone)
+{
+	size_t bitmap = BITS_TO_LONGS(nr_cpu_ids) * sizeof(long);
+	unsigned int c, l, nr = 0, n = 0;
+	struct ws_victims *v;
+
+	for_each_cpu_and(c, pool->cpumask, cpu_online_mask)
+		if (c != cpu && c != gone &&
+		    ws_topo_level(cpu, c) < WS_TOPO_NR_NEAR)
+			nr++;
+	v = kzalloc_node(sizeof(*v) + bitmap + nr * sizeof(*v->cpu),
+			 GFP_KERNEL, cpu_to_node(cpu));
+	if (!v)
+		return NULL;
+	v->cpu = (unsigned int *)((char *)v->near + bitmap);
+	for (l = 0; l < WS_TOPO_NR_NEAR; l++) {
+		for_each_cpu_and(c, pool->cpumask, cpu_online_mask) {
+			if (c == cpu || c == gone || n == nr ||
+			    ws_topo_level(cpu, c) != l)
+				continue;
+			v->cpu[n++] = c;
+			__set_bit(c, v->near);
+		}
+		v->end[l] = n;
+	}
+	return v;
+}
+
+/* Publish @v as @cpu's victims; the old ones are freed after readers. */
+static void ws_victims_set(struct ws_pool *pool, unsigned int cpu,
+			   struct ws_victims *v)
+{
+	struct ws_worker *worker = pool->workers[cpu];
+	struct ws_victims *old;
+
+	/* Writers hold the hotplug lock (the callbacks, or ws_topo_init()). */
+	old = rcu_dereference_protected(worker->victims, 1);
+	/*
+	 * Release: @v's arrays are filled before a thief can see them;
+	 * pairs with the rcu_dereference() in ws_steal().
+	 */
+	rcu_assign_pointer(worker->victims, v);
+	if (old)
+		kfree_rcu(old, rcu);
+}
+
+/*
+ * CPU hotplug: @cpu comes online, or goes offline if @going.  Rebuild the
+ * victims of the CPU slots it is near, its own included (dropped when it
+ * goes).  On failure to allocate a slot keeps its old victims: a CPU
+ * gone from them costs a look at an empty deque, one new to them is
+ * still reached by the last level.
+ */
+static void ws_topo_update(struct ws_pool *pool, unsigned int cpu, bool going)
+{
+	unsigned int c, gone = going ? cpu : nr_cpu_ids;
+	struct ws_victims *v;
+
+	/* A dying pool's workers all stop; ws_pool_free() frees these. */
+	if (!pool->topo_ready || pool->dying ||
+	    !cpumask_test_cpu(cpu, pool->cpumask))
+		return;
+	for_each_cpu_and(c, pool->cpumask, cpu_online_mask) {
+		if (c == cpu && going) {
+			ws_victims_set(pool, c, NULL);
+			continue;
+		}
+		if (c != cpu && ws_topo_level(c, cpu) == WS_TOPO_SYSTEM)
+			continue;
+		v = ws_victims_build(pool, c, gone);
+		if (v)
+			ws_victims_set(pool, c, v);
+	}
+}
+
+/*
+ * Build the victims of every online CPU slot of a new pool, then let the
+ * hotplug callbacks keep them.  Not for user pools: their workers are not
+ * bound to CPUs and steal from anyone.  A slot left without victims (out
+ * of memory) steals from anyone too.
+ */
+static void ws_topo_init(struct ws_pool *pool)
+{
+	unsigned int cpu;
+
+	if (pool->user)
+		return;
+	cpus_read_lock();
+	for_each_cpu_and(cpu, pool->cpumask, cpu_online_mask)
+		ws_victims_set(pool, cpu, ws_victims_build(pool, cpu,
+							   nr_cpu_ids));
+	pool->topo_ready = true;
+	cpus_read_unlock();
+}
+
+/*
  * Start the worker thread of @cpu.  From the hotplug callbacks only, which
  * hold the CPU hotplug lock (lockdep_assert_cpus_held() is not exported).
  */
@@ -172,6 +293,7 @@ static int ws_cpu_online(unsigned int cpu, struct hlist_node *node)
 {
 	struct ws_pool *pool = hlist_entry(node, struct ws_pool, cpuhp_node);
 
+	ws_topo_update(pool, cpu, false);
 	if (!cpumask_test_cpu(cpu, pool->cpumask) ||
 	    (pool->max_workers && pool->nr_threads >= pool->max_workers))
 		return 0;
@@ -212,6 +334,7 @@ static int ws_cpu_offline(unsigned int cpu, struct hlist_node *node)
 	struct llist_node *mail, *tmp;
 	struct ws_task *task;
 
+	ws_topo_update(pool, cpu, true);
 	if (!worker->thread)
 		return 0;
 	kthread_stop(worker->thread);
@@ -240,6 +363,8 @@ static void ws_pool_free(struct ws_pool *pool)
 
 		if (!worker)
 			continue;
+		/* Every thread of the pool is gone: no reader is left. */
+		kfree(rcu_dereference_protected(worker->victims, 1));
 		ws_deque_destroy(&worker->deque);
 		kfree(worker);
 	}
@@ -341,6 +466,7 @@ static struct ws_pool *ws_pool_new(const char *name,
 		ws_pool_free(pool);
 		goto err_put;
 	}
+	ws_topo_init(pool);
 	ws_debugfs_add_pool(pool);
 	mutex_lock(&ws_pools_lock);
 	list_add(&pool->list, &ws_pools);

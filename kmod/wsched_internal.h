@@ -46,6 +46,40 @@ struct ws_cpu_stats {
  *    uworker.c).
  */
 
+/*
+ * How near a victim is to a thief, as workqueue's affinity scopes see CPUs
+ * (WQ_AFFN_SMT, _CACHE, _NUMA, _SYSTEM): a thief tries every victim of a
+ * level before the next one.
+ */
+enum ws_topo_level {
+	WS_TOPO_SMT,		/* an SMT sibling */
+	WS_TOPO_LLC,		/* shares the last-level cache */
+	WS_TOPO_NODE,		/* on the same NUMA node */
+	WS_TOPO_NR_NEAR,	/* levels kept in struct ws_victims */
+	WS_TOPO_SYSTEM = WS_TOPO_NR_NEAR,	/* anyone else */
+};
+
+/**
+ * struct ws_victims - the near victims of a CPU slot, nearest first
+ * @rcu: frees it a grace period after it was replaced
+ * @end: @cpu[@end[l - 1] (0 for l = 0) .. @end[l] - 1] are the CPUs of
+ *	level l (enum ws_topo_level)
+ * @cpu: the CPU slots of the pool's online CPUs near this one, by level;
+ *	points into the same allocation, after @near
+ * @near: bitmap of the CPUs in @cpu (nr_cpu_ids bits), which the last
+ *	level, every slot of the pool, skips
+ *
+ * Built when a pool is created and rebuilt by the CPU hotplug callbacks
+ * (pool.c), never changed in place: readers see a whole old or a whole
+ * new one.
+ */
+struct ws_victims {
+	struct rcu_head rcu;
+	unsigned int end[WS_TOPO_NR_NEAR];
+	unsigned int *cpu;
+	unsigned long near[];
+};
+
 struct ws_invoke;
 struct ws_uworkers;
 struct vhost_task;
@@ -66,6 +100,10 @@ struct vhost_task;
  * @mailbox_lock: serialises takers of @mailbox (llist_del_first())
  * @cpu: the CPU of a CPU slot; nr_cpu_ids + index for a join slot (I)
  * @rand: state of the victim-choosing xorshift generator (O)
+ * @victims: where a CPU slot's worker steals first, or NULL: join slots
+ *	and the slots of user pools (not bound to CPUs) steal from anyone
+ *	(H: replaced with rcu_assign_pointer() under the hotplug lock, read
+ *	by the owner under rcu_read_lock())
  * @wait_depth: how many ws_group_wait() calls are nested on the owner (O)
  * @ticks: tasks taken, to give the FIFO queue a regular turn (O)
  * @isolation: tag of the isolated region the owner is in, or 0 (O)
@@ -103,6 +141,7 @@ struct ws_worker {
 	unsigned int inv_request;
 	unsigned int cpu;
 	u32 rand;
+	struct ws_victims __rcu *victims;
 	unsigned int wait_depth;
 	unsigned int ticks;
 	unsigned long isolation;
@@ -148,6 +187,8 @@ struct ws_worker {
  *	come and go with its work (I)
  * @uw: a user pool's thread management (uworker.c) (I)
  * @dying: ws_pool_destroy() is stopping the workers (H)
+ * @topo_ready: the CPU slots' victims were built; from then on the CPU
+ *	hotplug callbacks keep them up to date (H)
  * @list: link in the list of all pools (ws_pools_lock)
  * @stats: per-CPU event counters (this_cpu_inc() by whoever counts)
  * @cpuhp_node: instance of the pool in the CPU hotplug state
@@ -175,6 +216,7 @@ struct ws_pool {
 	bool joinable;
 	bool user;
 	bool dying;
+	bool topo_ready;
 	struct ws_uworkers *uw;
 	struct list_head list;
 	struct ws_cpu_stats __percpu *stats;

@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of the scheduler: fork-join, bypass, stealing, waiting from
- * outside the pool, nesting bounds and pool lifetime.  Each test uses a
+ * KUnit tests of the scheduler: fork-join, bypass, stealing, the victims
+ * tried first, waiting from outside the pool, nesting bounds and pool
+ * lifetime.  Each test uses a
  * private pool, so its counters move only for the test's own tasks.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/bitmap.h>
+#include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/topology.h>
 #include <linux/wsched.h>
 
 #include "ws_test.h"
+#include "wsched_internal.h"
 
 static struct ws_pool *test_pool(struct kunit *test, const char *name)
 {
@@ -293,6 +298,10 @@ static void sched_steal(struct kunit *test)
 	KUNIT_EXPECT_GT(test, after.stolen - before.stolen, 0ULL);
 	KUNIT_EXPECT_EQ(test, (after.popped - before.popped) +
 			(after.stolen - before.stolen), (u64)STEAL_TASKS);
+	/* Some steals (from threads that joined) count in neither. */
+	KUNIT_EXPECT_LE(test, (after.stolen_local - before.stolen_local) +
+			(after.stolen_remote - before.stolen_remote),
+			after.stolen - before.stolen);
 	ws_test_pool_destroy(test, pool);
 	KUNIT_ASSERT_TRUE(test, zalloc_cpumask_var(&cpus, GFP_KERNEL));
 	for (i = 0; i < STEAL_TASKS; i++)
@@ -473,11 +482,72 @@ static void sched_pool_lifecycle(struct kunit *test)
 	ws_pool_destroy(NULL);
 }
 
+/* ---- the victims a CPU's worker tries first ---- */
+
+/* The level ws_steal() must put @b at for thief @a, from the topology. */
+static unsigned int victim_level(unsigned int a, unsigned int b)
+{
+	if (cpumask_test_cpu(b, topology_sibling_cpumask(a)))
+		return WS_TOPO_SMT;
+	if (ws_cpus_share_llc(a, b))
+		return WS_TOPO_LLC;
+	if (cpu_to_node(a) == cpu_to_node(b))
+		return WS_TOPO_NODE;
+	return WS_TOPO_SYSTEM;
+}
+
+/*
+ * Every online CPU slot of a new pool lists each other online CPU of its
+ * SMT siblings, LLC and NUMA node exactly once, at its level, levels in
+ * order, and nothing farther (tried last, with every slot); join slots
+ * have no list (they steal from anyone).
+ */
+static void sched_victims_near_first(struct kunit *test)
+{
+	struct ws_pool *pool = test_pool(test, "t_victims");
+	unsigned int cpu, x, i, l, want, bad = 0, seen = 0;
+
+	cpus_read_lock();
+	rcu_read_lock();
+	for_each_online_cpu(cpu) {
+		/* Pairs with rcu_assign_pointer() in ws_victims_set(). */
+		const struct ws_victims *v =
+			rcu_dereference(pool->workers[cpu]->victims);
+
+		if (!v) {
+			bad++;
+			continue;
+		}
+		seen++;
+		want = 0;
+		for_each_online_cpu(x)
+			want += x != cpu && victim_level(cpu, x) < WS_TOPO_NR_NEAR;
+		bad += v->end[WS_TOPO_NR_NEAR - 1] != want;
+		bad += bitmap_weight(v->near, nr_cpu_ids) != want;
+		for (l = 0, i = 0; l < WS_TOPO_NR_NEAR; l++) {
+			bad += l && v->end[l] < v->end[l - 1];
+			for (; i < v->end[l] && i < want; i++) {
+				x = v->cpu[i];
+				bad += x == cpu || !cpu_online(x) ||
+				       !test_bit(x, v->near) ||
+				       victim_level(cpu, x) != l;
+			}
+		}
+	}
+	for (i = pool->nr_cpus; i < pool->nr_slots; i++)
+		bad += !!rcu_access_pointer(pool->workers[i]->victims);
+	rcu_read_unlock();
+	cpus_read_unlock();
+	KUNIT_EXPECT_EQ(test, seen, num_online_cpus());
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+}
+
 static struct kunit_case sched_cases[] = {
 	KUNIT_CASE(sched_fib25),
 	KUNIT_CASE(sched_system_pool),
 	KUNIT_CASE(sched_bypass),
 	KUNIT_CASE(sched_steal),
+	KUNIT_CASE(sched_victims_near_first),
 	KUNIT_CASE(sched_outside_wait),
 	KUNIT_CASE(sched_deep_nesting),
 	KUNIT_CASE(sched_stall_depth),

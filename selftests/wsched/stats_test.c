@@ -2,7 +2,8 @@
 /*
  * stats_test: the system pool's debugfs stats file exists, parses (the nine
  * contract columns first, see wsched_stats.h), has one row per possible CPU
- * and a total row equal to the column sums.
+ * and a total row equal to the column sums, and splits steals into local
+ * and remote ones that add up to no more than all steals.
  */
 #include <unistd.h>
 
@@ -75,6 +76,50 @@ TEST(stats_total_is_sum)
 			sum += st.row[i][c];
 		EXPECT_EQ(sum, st.total[c]) TH_LOG("column %s", st.names[c]);
 	}
+}
+
+static int column(const struct ws_stats *s, const char *name)
+{
+	int c;
+
+	for (c = 0; c < s->nr_cols; c++)
+		if (!strcmp(s->names[c], name))
+			return c;
+	return -1;
+}
+
+/*
+ * stolen_local and stolen_remote count steals by CPU workers from near
+ * and from farther CPUs; steals by threads that joined count in neither.
+ * Counters are bumped per CPU without locks, and a steal bumps stolen
+ * before its kind, and a row is read field by field: on a busy pool a
+ * row may be read while both move, so the check is retried like the sums
+ * above.
+ */
+TEST(stats_local_remote)
+{
+	int local, remote, stolen, i, try, ok = 0;
+
+	ASSERT_EQ(0, ws_stats_read("system", &st)) TH_LOG("%s", st.err);
+	local = column(&st, "stolen_local");
+	remote = column(&st, "stolen_remote");
+	stolen = column(&st, "stolen");
+	ASSERT_GE(local, 0) TH_LOG("no stolen_local column");
+	ASSERT_GE(remote, 0) TH_LOG("no stolen_remote column");
+	ASSERT_EQ(WS_STOLEN, stolen);
+	for (try = 0; try < 10 && !ok; try++) {
+		if (try) {
+			usleep(200 * 1000);
+			ASSERT_EQ(0, ws_stats_read("system", &st)) TH_LOG("%s", st.err);
+		}
+		ok = st.total[local] + st.total[remote] <= st.total[stolen];
+		for (i = 0; i < st.nr_rows; i++)
+			ok &= st.row[i][local] + st.row[i][remote] <= st.row[i][stolen];
+	}
+	EXPECT_LE(st.total[local] + st.total[remote], st.total[stolen]);
+	for (i = 0; i < st.nr_rows; i++)
+		EXPECT_LE(st.row[i][local] + st.row[i][remote], st.row[i][stolen])
+			TH_LOG("cpu %d", st.cpu[i]);
 }
 
 TEST_HARNESS_MAIN

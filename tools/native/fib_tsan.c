@@ -4,7 +4,9 @@
  * running fib(20) with a spawn at every call, fib(20) with
  * ws_parallel_invoke() at every call, a parallel reduction, a pool
  * created and destroyed while a CPU goes offline and online, all under
- * ThreadSanitizer.
+ * ThreadSanitizer; and the victims each CPU slot steals from first,
+ * against the shim's made-up topology (native_kernel.h), also across
+ * CPU hotplug.
  */
 #include <linux/wsched.h>
 #include "wsched_internal.h"
@@ -245,6 +247,54 @@ static void report(bool ok, const char *name)
 	printf("%sok %d %s\n", ok ? "" : "not ", ++nr_tests, name);
 }
 
+/*
+ * Whether every online CPU slot of @pool but @gone (nr_cpu_ids for none)
+ * lists exactly the other online CPUs of its node, by level: those of its
+ * LLC pair first, then the rest of its node; and @gone has none.
+ */
+static bool victims_ok(struct ws_pool *pool, unsigned int gone)
+{
+	unsigned int cpu, x, i, l, want;
+	bool ok = true;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		const struct ws_victims *v =
+			rcu_dereference(pool->workers[cpu]->victims);
+
+		if (cpu == gone) {
+			ok &= !v;
+			continue;
+		}
+		if (!v) {
+			printf("# cpu %u: no victims\n", cpu);
+			ok = false;
+			continue;
+		}
+		want = 0;
+		for (x = 0; x < nr_cpu_ids; x++)
+			want += x != cpu && x != gone &&
+				x >> NATIVE_NODE_SHIFT == cpu >> NATIVE_NODE_SHIFT;
+		if (v->end[WS_TOPO_NR_NEAR - 1] != want || v->end[WS_TOPO_SMT]) {
+			printf("# cpu %u: %u victims, want %u\n", cpu,
+			       v->end[WS_TOPO_NR_NEAR - 1], want);
+			ok = false;
+		}
+		for (l = 0, i = 0; l < WS_TOPO_NR_NEAR; l++) {
+			for (; i < v->end[l] && i < want; i++) {
+				x = v->cpu[i];
+				if (x == cpu || x == gone || !test_bit(x, v->near) ||
+				    l != (x >> NATIVE_LLC_SHIFT == cpu >> NATIVE_LLC_SHIFT ?
+					  WS_TOPO_LLC : WS_TOPO_NODE)) {
+					printf("# cpu %u: victim %u at level %u\n",
+					       cpu, x, l);
+					ok = false;
+				}
+			}
+		}
+	}
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	const struct ws_reduce_ops ops = { sq_body, sq_combine, 0 };
@@ -279,18 +329,22 @@ int main(int argc, char **argv)
 		native_teardown();
 		return all ? 0 : 1;
 	}
-	printf("1..6\n");
+	printf("1..7\n");
 	if (native_module_init()) {
 		printf("not ok 1 fib_tsan module_init\n");
 		return 1;
 	}
 	r = run_fib(NULL, 20);
 	ws_pool_read_stats(ws_system_pool, &st);
-	printf("# fib(20) = %ld on %u workers: executed %llu stolen %llu sleeps %llu\n",
+	printf("# fib(20) = %ld on %u workers: executed %llu stolen %llu (local %llu remote %llu) sleeps %llu\n",
 	       r, ws_pool_nr_workers(ws_system_pool),
 	       (unsigned long long)st.executed, (unsigned long long)st.stolen,
+	       (unsigned long long)st.stolen_local,
+	       (unsigned long long)st.stolen_remote,
 	       (unsigned long long)st.sleeps);
-	ok = r == fib_serial(20);
+	/* Only CPU workers count local and remote steals. */
+	ok = r == fib_serial(20) &&
+	     st.stolen_local + st.stolen_remote <= st.stolen;
 	all &= ok;
 	report(ok, "fib_tsan");
 
@@ -314,19 +368,30 @@ int main(int argc, char **argv)
 	all &= ok;
 	report(ok, "dag_mailbox_tsan");
 
-	/* A second pool, with a CPU taken offline and back under load. */
+	/*
+	 * A second pool, with a CPU taken offline and back under load; its
+	 * victims follow.
+	 */
 	pool = ws_pool_create("tsan");
 	ok = !IS_ERR(pool);
 	if (ok) {
+		bool topo = victims_ok(pool, nr_cpu_ids);
+
 		r = run_fib(pool, 15);
-		if (nr_cpu_ids > 1)
+		if (nr_cpu_ids > 1) {
 			native_cpu_down(1);
+			topo &= victims_ok(pool, 1);
+		}
 		r += run_fib(pool, 15);
 		if (nr_cpu_ids > 1)
 			native_cpu_up(1);
+		topo &= victims_ok(pool, nr_cpu_ids);
 		r += run_fib(pool, 15);
 		ok = r == 3 * fib_serial(15);
 		ws_pool_destroy(pool);
+		report(topo, "victims_near_first_tsan");
+	} else {
+		report(false, "victims_near_first_tsan");
 	}
 	all &= ok;
 	report(ok, "pool_hotplug_tsan");

@@ -17,6 +17,7 @@
 int native_verbose;
 unsigned int nr_cpu_ids = 1;
 struct cpumask native_cpu_possible_mask;
+struct cpumask native_cpu_self_mask[NR_CPUS];
 _Atomic long native_alloc_fail;
 _Thread_local struct task_struct *native_current;
 static _Thread_local struct task_struct native_self;
@@ -500,6 +501,7 @@ void native_init(void)
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		cpumask_set_cpu(cpu, &native_cpu_possible_mask);
 		cpumask_set_cpu(cpu, &native_online);
+		cpumask_set_cpu(cpu, &native_cpu_self_mask[cpu]);
 	}
 	for (i = 0; i < ARRAY_SIZE(native_wq); i++) {
 		spin_lock_init(&native_wq[i].lock);

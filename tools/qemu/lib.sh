@@ -20,6 +20,44 @@ die() { printf '[wsched-rig] ERROR: %s\n' "$*" >&2; exit 1; }
 #   stock-6.12-rt  its PREEMPT_RT flavour, e.g. 6.12.118+deb12-rt-amd64
 STOCK_STAGES="stock stock-6.12 stock-6.12-rt"
 
+# NUMA nodes a stage's guest boots with (0: none, the QEMU default):
+# stock (6.1, CONFIG_NUMA=y like every Debian kernel) boots 2 nodes of 2
+# CPUs so that topology-aware stealing runs on a NUMA machine; the debug
+# kernel has no CONFIG_NUMA.  WSCHED_NUMA=N overrides it for every stage
+# (0, or 2 or 4: nodes that split the 4 vCPUs evenly).
+numa_nodes() {	# numa_nodes <stage>
+	if [[ -n ${WSCHED_NUMA:-} ]]; then
+		echo "$WSCHED_NUMA"
+		return
+	fi
+	case $1 in
+	stock) echo 2 ;;
+	*) echo 0 ;;
+	esac
+}
+
+# QEMU arguments for <nodes> NUMA nodes over 4 vCPUs and <mem> of RAM
+# ("1G", "2G" or MiB): one socket and one RAM backend per node, the RAM
+# split evenly; just "-smp 4" for 0 nodes.
+qemu_numa_args() {	# qemu_numa_args <nodes> <mem>
+	local nodes=$1 mib=$2 n per
+	if ((nodes == 0)); then
+		echo "-smp 4"
+		return
+	fi
+	((nodes == 2 || nodes == 4)) || die "WSCHED_NUMA=$nodes: use 0, 2 or 4"
+	[[ $mib == *G ]] && mib=$((${mib%G} * 1024))
+	mib=${mib%M}
+	per=$((4 / nodes))
+	printf -- '-smp 4,sockets=%d,cores=%d,threads=1' "$nodes" "$per"
+	for ((n = 0; n < nodes; n++)); do
+		printf -- ' -object memory-backend-ram,id=numa%d,size=%dM' "$n" $((mib / nodes))
+		printf -- ' -numa node,nodeid=%d,cpus=%d-%d,memdev=numa%d' \
+			"$n" $((n * per)) $((n * per + per - 1)) "$n"
+	done
+	echo
+}
+
 stock_image_pkg() {	# stock_image_pkg <stage>: the meta-package apt installs
 	case $1 in
 	stock) echo linux-image-amd64 ;;

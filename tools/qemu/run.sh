@@ -29,7 +29,8 @@
 # WSCHED_OUT (build outputs, default <repo>/.build), WSCHED_KMOD_SRC (the
 # core's source directory, default <repo>/kmod), WSCHED_STOCK_KVER,
 # WSCHED_STOCK_6_12_KVER, WSCHED_STOCK_6_12_RT_KVER,
-# WSCHED_DEBUG_TIMEOUT / WSCHED_STOCK_TIMEOUT (seconds), WSCHED_VERBOSE=1
+# WSCHED_DEBUG_TIMEOUT / WSCHED_STOCK_TIMEOUT (seconds), WSCHED_NUMA (NUMA
+# nodes of the guest, see lib.sh; stock boots 2), WSCHED_VERBOSE=1
 # (show the guest console while it runs).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -45,7 +46,7 @@ while (($#)); do
 	--demo) demo=1 ;;
 	--no-parse) parse=0 ;;
 	--torture) torture=$2; stages=debug; shift ;;
-	-h|--help) sed -n '3,30p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,33p' "$0"; exit 0 ;;
 	*) die "unknown argument $1" ;;
 	esac
 	shift
@@ -202,7 +203,15 @@ boot() {	# boot <stage> <bzImage> <mem> <timeout> <mode>
 		con="-chardev file,id=con,path=$dir/console.log"
 	fi
 	log "$stage: booting $2 (timeout $4 s; console: $dir/console.log)"
-	local start rc=0 dumper mon=$dir/monitor.sock
+	local start rc=0 dumper mon=$dir/monitor.sock nodes machine numa_arg=
+	# The topology: 4 vCPUs, on NUMA nodes for some stages (lib.sh).
+	nodes=$(numa_nodes "$stage")
+	machine=$(qemu_numa_args "$nodes" "$3")
+	if ((nodes)); then
+		log "$stage: $nodes NUMA nodes ($machine)"
+		numa_arg=" wsched.numa=$nodes"
+	fi
+	echo "$nodes" >"$dir/numa-nodes"
 	rm -f "$mon" "$dir/cpus.txt"
 	# 20 s before the timeout, record where the vCPUs are (cpus.txt,
 	# printed by the parser if the final marker is then missing).  One
@@ -213,13 +222,13 @@ boot() {	# boot <stage> <bzImage> <mem> <timeout> <mode>
 	start=$(date +%s)
 	# shellcheck disable=SC2086
 	timeout --foreground -k 10 "$4" qemu-system-x86_64 \
-		-accel tcg,thread=multi -cpu max -smp 4 -m "$3" \
+		-accel tcg,thread=multi -cpu max $machine -m "$3" \
 		-nographic -nodefaults -no-reboot \
 		-monitor "unix:$mon,server=on,wait=off" \
 		-kernel "$2" -initrd "$dir/initramfs.cpio.gz" \
 		$con -serial chardev:con \
 		-chardev file,id=res,path="$dir/results.log" -serial chardev:res \
-		-append "console=ttyS0 panic=-1 oops=panic hung_task_panic=1 softlockup_panic=1 mitigations=off tsc=nowatchdog printk.time=1 wsched.stage=$stage wsched.mode=$5${torture:+ wsched.torture=$torture}${WSCHED_TORTURE_ARGS:+ wsched.torture_args=$WSCHED_TORTURE_ARGS}" \
+		-append "console=ttyS0 panic=-1 oops=panic hung_task_panic=1 softlockup_panic=1 mitigations=off tsc=nowatchdog printk.time=1 wsched.stage=$stage wsched.mode=$5$numa_arg${torture:+ wsched.torture=$torture}${WSCHED_TORTURE_ARGS:+ wsched.torture_args=$WSCHED_TORTURE_ARGS}" \
 		</dev/null || rc=$?
 	kill "$dumper" 2>/dev/null || true
 	wait "$dumper" 2>/dev/null || true

@@ -143,6 +143,13 @@ struct ws_pool_attrs {
  *	(ws_group_wait(), ws_pool_execute(), ws_isolate())
  * @compensated: compensation threads started because every thread of the
  *	pool was in a wait that could not run what was queued
+ * @stolen_local: of @stolen, tasks a CPU's worker took from an SMT sibling
+ *	or a CPU sharing its last-level cache
+ * @stolen_remote: of @stolen, tasks a CPU's worker took from another CPU's
+ *	deque further away (same NUMA node but another LLC, or another
+ *	node).  Steals by threads not bound to a CPU (threads that joined
+ *	the pool, compensation threads, the workers of a process's pool)
+ *	and steals from threads that joined count in neither.
  */
 struct ws_pool_stats {
 	u64 spawned;
@@ -161,6 +168,8 @@ struct ws_pool_stats {
 	u64 released;
 	u64 joined;
 	u64 compensated;
+	u64 stolen_local;
+	u64 stolen_remote;
 };
 
 /**

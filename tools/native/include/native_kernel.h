@@ -210,10 +210,13 @@ NATIVE_ATOMIC_OPS(atomic_long, atomic_long_t, long)
 #define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
 /* Bit operations: atomic and unordered, as in the kernel. */
+#define BITS_TO_LONGS(nr)	(((nr) + BITS_PER_LONG - 1) / BITS_PER_LONG)
 #define BIT_WORD(nr)	((nr) / BITS_PER_LONG)
 #define BIT_MASK(nr)	(1UL << ((nr) % BITS_PER_LONG))
 static inline void set_bit(long nr, volatile unsigned long *addr)
 { __atomic_fetch_or((unsigned long *)addr + BIT_WORD(nr), BIT_MASK(nr), __ATOMIC_RELAXED); }
+static inline void __set_bit(long nr, volatile unsigned long *addr)
+{ ((unsigned long *)addr)[BIT_WORD(nr)] |= BIT_MASK(nr); }
 static inline void clear_bit(long nr, volatile unsigned long *addr)
 { __atomic_fetch_and((unsigned long *)addr + BIT_WORD(nr), ~BIT_MASK(nr), __ATOMIC_RELAXED); }
 static inline bool test_bit(long nr, const volatile unsigned long *addr)
@@ -450,7 +453,18 @@ static inline bool cpumask_empty(const struct cpumask *m) { return !cpumask_weig
 #define for_each_possible_cpu(cpu)	for_each_cpu(cpu, cpu_possible_mask)
 #define cpu_possible(cpu)		cpumask_test_cpu((cpu), cpu_possible_mask)
 #define for_each_online_cpu(cpu)	for_each_cpu(cpu, cpu_online_mask)
-static inline int cpu_to_node(int cpu) { (void)cpu; return 0; }
+/*
+ * A made-up topology, so that every level of victims is exercised: no SMT
+ * (a CPU is its own only sibling), the last-level cache shared by pairs
+ * of CPUs, NUMA nodes of four.
+ */
+#define NATIVE_LLC_SHIFT	1
+#define NATIVE_NODE_SHIFT	2
+static inline int cpu_to_node(int cpu) { return cpu >> NATIVE_NODE_SHIFT; }
+extern struct cpumask native_cpu_self_mask[NR_CPUS];
+#define topology_sibling_cpumask(cpu)	(&native_cpu_self_mask[(cpu)])
+#define ws_cpus_share_llc(a, b) \
+	((a) >> NATIVE_LLC_SHIFT == (b) >> NATIVE_LLC_SHIFT)
 static inline unsigned int num_online_cpus(void) { return nr_cpu_ids; }
 enum hk_type { HK_TYPE_DOMAIN, HK_TYPE_KTHREAD };
 static inline const struct cpumask *housekeeping_cpumask(enum hk_type t)
