@@ -586,7 +586,8 @@ long wsd_enter(struct wsd_ctx *ctx, void __user *arg)
 	w.min_complete = e.min_complete;
 	if (sub.graphs)
 		wsd_graph_launch(sub.graphs, wait && !ret, wsd_enough, &w);
-	else if (!ret && wait)
+	/* Serial graphs may have posted enough already: then nothing to run. */
+	else if (!ret && wait && !wsd_enough(&w))
 		wsd_ctx_help(ctx, wsd_enough, &w);
 	if (!ret && wait)
 		ret = wsd_getevents(ctx, e.min_complete, e.timeout_ns);

@@ -193,15 +193,15 @@ static void ws_copy_sched(struct task_struct *thread, int policy, int nice)
 	sched_setattr_nocheck(thread, &attr);
 }
 
-/* A cookie for the css_set of @task; compared, never dereferenced. */
+/*
+ * A cookie for the css_set of @task; compared, never dereferenced, so
+ * rcu_access_pointer() needs no read-side section (a call each on a
+ * preemptible-RCU kernel, and this runs at every submission on 6.1).  A
+ * stale value only makes the next submission compare again.
+ */
 static const void *ws_cgroups_cookie(struct task_struct *task)
 {
-	const void *cookie;
-
-	rcu_read_lock();
-	cookie = rcu_dereference(task->cgroups);
-	rcu_read_unlock();
-	return cookie;
+	return rcu_access_pointer(task->cgroups);
 }
 
 /**
