@@ -461,14 +461,15 @@ bool wsd_serial_flush(struct wsd_ctx *ctx, struct wsd_serial *serial)
  * pool, as io_uring completes a NOP inline in io_uring_enter().  Its
  * completions wait in @serial for wsd_serial_flush().
  */
-static void wsd_graph_run_serial(struct wsd_graph *graph,
-				 struct wsd_serial *serial)
+static __always_inline void wsd_graph_run_serial(struct wsd_graph *graph,
+						 u32 nr,
+						 struct wsd_serial *serial)
 {
 	struct wsched_cqe *cqe = &graph->slot.cqe;
 	u32 i, j;
 
 	graph->node_cqes = false;
-	for (i = 0; i < graph->nr; i++) {
+	for (i = 0; i < nr; i++) {
 		struct wsd_node *node = &graph->nodes[i];
 
 		/* A graph may have a million nodes: let others run meanwhile. */
@@ -485,26 +486,34 @@ static void wsd_graph_run_serial(struct wsd_graph *graph,
 		}
 	}
 	/* Every node ran on this thread: the operations are done with. */
-	wsd_graph_drop_ops(graph);
+	for (i = 0; i < nr; i++)
+		wsd_op_drop(graph->nodes[i].op);
 	/* Plain counters of this thread (wsd_graph_count()). */
 	cqe->res = atomic_read(&graph->error);
 	cqe->flags = WSCHED_CQE_GRAPH;
 	cqe->value = atomic_read(&graph->ran);
-	cqe->seq = graph->nr;
+	cqe->seq = nr;
 	serial->nodes_run += cqe->value;
 	serial->graphs[serial->nr++] = graph;
 	if (serial->nr == WSD_SERIAL_BATCH)
 		wsd_serial_flush(graph->ctx, serial);
 }
 
-/* wsd_graph_build(), inline in wsd_graph_start(). */
+/*
+ * wsd_graph_build(), inline in wsd_graph_start().  @nr is @build->nr,
+ * passed apart so that wsd_graph_start() can make it a constant 1 for the
+ * one-node graphs that most ENTER calls carry: the loops then fold away.
+ * The fields a serial graph never reads (its task, group and pool) are
+ * set only for a graph that goes to the pool.
+ */
 static __always_inline struct wsd_graph *
 __wsd_graph_build(struct wsd_ctx *ctx, const struct wsd_build *build,
-		  u64 user_data, bool sync,
+		  u32 nr, u64 user_data, bool sync,
 		  void (*notify)(struct wsd_graph *graph), void *owner)
 {
 	struct ws_pool *pool = ctx->pool;
-	u32 nr = build->nr, edges = build->nr_preds, i, j, at, roots = 0;
+	/* A node's predecessors come before it (wsd_build_add()). */
+	u32 edges = nr == 1 ? 0 : build->nr_preds, i, j, at, roots = 0;
 	u32 heavy_roots = 0, most_succ = 0;
 	struct wsd_graph *graph;
 	bool cheap = true;
@@ -519,28 +528,24 @@ __wsd_graph_build(struct wsd_ctx *ctx, const struct wsd_build *build,
 	atomic_set(&graph->error, 0);
 	refcount_set(&graph->refs, sync || notify ? 2 : 1);
 	graph->sync = sync;
-	graph->notify = notify;
-	graph->owner = owner;
 	graph->aborted = false;
-	graph->finished = false;
-	graph->next = NULL;
+	graph->cred = NULL;
 	graph->slot.graph = graph;
 	graph->slot.cqe = (struct wsched_cqe){ .user_data = user_data };
 	graph->succs = (u32 *)&graph->nodes[graph->cap_nodes];
-	ws_group_init_done(&graph->group, pool, wsd_graph_done);
 
 	/* Count each node's successors, then lay the rows out. */
 	for (i = 0; i < nr; i++) {
 		const struct wsd_stage *st = &build->nodes[i];
 		struct wsd_node *node = &graph->nodes[i];
 
-		ws_task_init(&node->task, wsd_node_run);
 		node->graph = graph;
 		node->op = st->op;
 		node->args = st->args;
 		node->args.pool = pool;
 		node->flags = st->flags;
 		atomic_set(&node->pending, st->nr_preds);
+		node->succ = 0;
 		node->nr_succ = 0;
 		node->root = !st->nr_preds;
 		roots += node->root;
@@ -558,13 +563,13 @@ __wsd_graph_build(struct wsd_ctx *ctx, const struct wsd_build *build,
 	}
 	for (i = 0; i < edges; i++)
 		graph->nodes[build->preds[i]].nr_succ++;
-	for (i = 0, at = 0; i < nr; i++) {
+	for (i = 0, at = 0; edges && i < nr; i++) {
 		graph->nodes[i].succ = at;
 		at += graph->nodes[i].nr_succ;
 		most_succ = max(most_succ, graph->nodes[i].nr_succ);
 		graph->nodes[i].nr_succ = 0;
 	}
-	for (i = 0; i < nr; i++) {
+	for (i = 0; edges && i < nr; i++) {
 		const struct wsd_stage *st = &build->nodes[i];
 
 		for (j = 0; j < st->nr_preds; j++) {
@@ -579,10 +584,16 @@ __wsd_graph_build(struct wsd_ctx *ctx, const struct wsd_build *build,
 	 * (wsd_graph_put_serial() says why not nr_graphs).
 	 */
 	graph->serial = !sync && !notify && cheap;
-	graph->cheap = cheap;
-	graph->cred = NULL;
 	if (graph->serial)
 		return graph;
+	graph->cheap = cheap;
+	graph->notify = notify;
+	graph->owner = owner;
+	graph->finished = false;
+	graph->next = NULL;
+	ws_group_init_done(&graph->group, pool, wsd_graph_done);
+	for (i = 0; i < nr; i++)
+		ws_task_init(&graph->nodes[i].task, wsd_node_run);
 	graph->width = max3(heavy_roots, most_succ, 1U);
 	graph->cred = get_current_cred();
 	atomic_inc(&ctx->nr_graphs);
@@ -619,7 +630,8 @@ struct wsd_graph *wsd_graph_build(struct wsd_ctx *ctx,
 				  const struct wsd_build *build, u64 user_data,
 				  bool sync)
 {
-	return __wsd_graph_build(ctx, build, user_data, sync, NULL, NULL);
+	return __wsd_graph_build(ctx, build, build->nr, user_data, sync,
+				 NULL, NULL);
 }
 
 /**
@@ -643,7 +655,29 @@ struct wsd_graph *wsd_graph_build_notify(struct wsd_ctx *ctx,
 					 void (*notify)(struct wsd_graph *graph),
 					 void *owner)
 {
-	return __wsd_graph_build(ctx, build, 0, false, notify, owner);
+	return __wsd_graph_build(ctx, build, build->nr, 0, false, notify,
+				 owner);
+}
+
+/* wsd_graph_start() for a graph of @nr nodes (build->nr). */
+static __always_inline int
+__wsd_graph_start(struct wsd_ctx *ctx, const struct wsd_build *build, u32 nr,
+		  u64 user_data, struct wsd_serial *serial,
+		  struct wsd_graph **graphs)
+{
+	struct wsd_graph *graph;
+
+	graph = __wsd_graph_build(ctx, build, nr, user_data, false, NULL,
+				  NULL);
+	if (!graph)
+		return -ENOMEM;
+	if (graph->serial) {
+		wsd_graph_run_serial(graph, nr, serial);
+		return 0;
+	}
+	graph->next = *graphs;
+	*graphs = graph;
+	return 0;
 }
 
 /**
@@ -664,18 +698,12 @@ int wsd_graph_start(struct wsd_ctx *ctx, const struct wsd_build *build,
 		    u64 user_data, struct wsd_serial *serial,
 		    struct wsd_graph **graphs)
 {
-	struct wsd_graph *graph;
-
-	graph = __wsd_graph_build(ctx, build, user_data, false, NULL, NULL);
-	if (!graph)
-		return -ENOMEM;
-	if (graph->serial) {
-		wsd_graph_run_serial(graph, serial);
-		return 0;
-	}
-	graph->next = *graphs;
-	*graphs = graph;
-	return 0;
+	/* Most ENTER calls carry one-node graphs: fold their loops away. */
+	if (likely(build->nr == 1))
+		return __wsd_graph_start(ctx, build, 1, user_data, serial,
+					 graphs);
+	return __wsd_graph_start(ctx, build, build->nr, user_data, serial,
+				 graphs);
 }
 
 /**
