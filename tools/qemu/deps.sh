@@ -16,7 +16,8 @@ pkgs=(build-essential gcc make libc6-dev python3 bc bison flex libelf-dev
 pkgs+=(liburing-dev)
 # Debian 12's kernels: 6.1 (linux-*-amd64), and from bookworm-security the
 # 6.12 LTS and its PREEMPT_RT flavour (the headers pull in the image).
-has debug && pkgs+=("$LINUX_SOURCE_PKG")
+# sparse: the debug kernel's stages build the modules with C=1.
+has debug && pkgs+=("$LINUX_SOURCE_PKG" sparse)
 for s in stock stock-6.12 stock-6.12-rt; do
 	has "$s" && pkgs+=("$(stock_image_pkg "$s")" "$(stock_headers_pkg "$s")")
 done

@@ -70,8 +70,12 @@ host_check() {	# host_check <stage> <status> <name> [message]
 
 # Build wsched.ko (+ wsched_test.ko if KUnit) and wsched_smoke.ko against
 # KDIR, in a copy of the sources so stages do not clobber each other.
-build_modules() {	# build_modules <stage> <kdir>
-	local stage=$1 kdir=$2 m=$WSCHED_OUT/$1/mod
+# With "sparse", every file also goes through sparse (C=1: the copy is
+# new, so all of them are compiled), and a warning of sparse or of the
+# compiler in a wsched file fails the stage's compile_warnings check.
+build_modules() {	# build_modules <stage> <kdir> [sparse]
+	local stage=$1 kdir=$2 m=$WSCHED_OUT/$1/mod check=()
+	[[ ${3:-} == sparse ]] && check=(C=1)
 	rm -rf "$m"
 	mkdir -p "$m/tools"
 	cp -a "$REPO_DIR/Kbuild" "$m/"
@@ -79,12 +83,23 @@ build_modules() {	# build_modules <stage> <kdir>
 	copy_src "$KMOD_SRC" "$m/kmod"
 	copy_src "$REPO_DIR/tools/smoke" "$m/tools/smoke"
 	log "$stage: building modules against $kdir"
-	if ! make -C "$kdir" M="$m" -j"$NPROC" modules >"$WSCHED_OUT/$stage/modules.log" 2>&1; then
+	if ! make -C "$kdir" M="$m" -j"$NPROC" "${check[@]}" modules >"$WSCHED_OUT/$stage/modules.log" 2>&1; then
 		grep -E 'error|Error' "$WSCHED_OUT/$stage/modules.log" | head -20 >&2
 		host_check "$stage" 1 build_modules "see $WSCHED_OUT/$stage/modules.log"
 		return 1
 	fi
 	host_check "$stage" 0 build_modules
+	if ((${#check[@]})); then
+		local warn
+		warn=$(grep -E "^$m/[^:]+:[0-9]+:([0-9]+:)? (warning|error):" \
+			"$WSCHED_OUT/$stage/modules.log" || true)
+		if [[ -n $warn ]]; then
+			echo "$warn" | head -20 >&2
+			host_check "$stage" 1 compile_warnings "$(echo "$warn" | wc -l) sparse or compiler warnings, see $WSCHED_OUT/$stage/modules.log"
+		else
+			host_check "$stage" 0 compile_warnings
+		fi
+	fi
 	# The samples (a client, an operation for /dev/wsched) build on
 	# their own, out of tree, against the symbols wsched exports.
 	local sample
@@ -263,7 +278,7 @@ stage_debug() {	# stage_debug <debug|kcsan>
 	else
 		host_check "$st" 1 build_selftests
 	fi
-	build_modules "$st" "$tree/obj" || return 0
+	build_modules "$st" "$tree/obj" sparse || return 0
 	build_wsctl "$st"
 	make_initramfs "$st"
 	if [[ -n $torture ]]; then
