@@ -187,6 +187,17 @@ static int wsd_uring_launch(struct io_uring_cmd *ioucmd,
 	}
 	res = wsd_uring_result(graph);
 	wsd_graph_put(graph);
+	/*
+	 * 6.1's io_uring_cmd() takes any return but 0 and -EIOCBQUEUED for
+	 * a failure: a positive result would complete the command as
+	 * failed and cancel the requests linked after it.  Complete it
+	 * through io_uring_cmd_done() instead, as ublk does, on every
+	 * kernel.  An error is returned: it breaks the links as it should.
+	 */
+	if (res > 0) {
+		ws_uring_cmd_done(ioucmd, res, issue_flags);
+		return -EIOCBQUEUED;
+	}
 	return res;
 }
 

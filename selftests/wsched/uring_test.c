@@ -12,6 +12,8 @@
  *   completions are in the wsched CQ, and no graph completion is.
  * - cheap_inline: a graph of cheap nodes (NOPs) completes inline, with
  *   the number of its nodes.
+ * - cheap_linked: such a graph, from the SQ and inline, does not break
+ *   its link chain (6.1 took a positive return for a failure).
  * - failing_graph: a FAIL node fails the command with its errno and the
  *   linked write completes with -ECANCELED.
  * - cancel: a long graph (a chain of SPIN nodes) is cancelled when its
@@ -669,6 +671,58 @@ TEST_F(uring, inline_failing)
 	}
 	EXPECT_EQ(1, failed);
 	EXPECT_EQ(1, cancelled);
+}
+
+/*
+ * A cheap graph completes while io_uring issues the command; its positive
+ * result must not break the chain (6.1's io_uring_cmd() takes a positive
+ * return for a failure): cmd -> NOP, linked, from the SQ and inline.
+ */
+TEST_F(uring, cheap_linked)
+{
+	struct wsched_uring_inline uc;
+	struct io_uring_sqe *usqe;
+	struct wsched_sqe *sqe;
+	int res[8], i;
+
+	for (i = 0; i < 3; i++) {
+		sqe = GET_SQE(&self->w);
+		wsched_prep_nop(sqe);
+		wsched_sqe_set_no_cqe(sqe);
+	}
+	wsched_sqe_set_graph_end(sqe);
+	usqe = io_uring_get_sqe(&self->ring);
+	ASSERT_EQ(3, wsched_prep_uring_cmd(usqe, &self->w));
+	usqe->user_data = UD_CMD;
+	usqe->flags |= IOSQE_IO_LINK;
+	usqe = io_uring_get_sqe(&self->ring);
+	io_uring_prep_nop(usqe);
+	usqe->user_data = UD_WRITE;
+	res[UD_CMD] = res[UD_WRITE] = 1;
+	ASSERT_EQ(0, reap(&self->ring, 2, res, 8));
+	EXPECT_EQ(3, res[UD_CMD]);
+	EXPECT_EQ(0, res[UD_WRITE]);
+
+	memset(&uc, 0, sizeof(uc));
+	uc.version = WSCHED_URING_INLINE_V1;
+	uc.nr = 2;
+	uc.nodes[0] = inode(WSCHED_OP_NOP, 0, 0, 0, 0);
+	uc.nodes[0].flags = WSCHED_SQE_NO_CQE;
+	uc.nodes[1] = inode(WSCHED_OP_NOP, 0, 0, 0, 1 << 0);
+	uc.nodes[1].flags = WSCHED_SQE_NO_CQE;
+	usqe = io_uring_get_sqe(&self->ring128);
+	prep_inline(usqe, wsched_ring_fd(&self->w), &uc);
+	usqe->user_data = UD_CMD;
+	usqe->flags |= IOSQE_IO_LINK;
+	usqe = io_uring_get_sqe(&self->ring128);
+	io_uring_prep_nop(usqe);
+	usqe->user_data = UD_WRITE;
+	res[UD_CMD] = res[UD_WRITE] = 1;
+	ASSERT_EQ(0, reap(&self->ring128, 2, res, 8));
+	EXPECT_EQ(2, res[UD_CMD]);
+	EXPECT_EQ(0, res[UD_WRITE]);
+	EXPECT_EQ(5, nodes_run(&self->w));
+	EXPECT_EQ(0, wsched_cq_ready(&self->w));
 }
 
 /* Submit one inline command on @r and return its res. */
