@@ -83,8 +83,10 @@
  *   arguments: called by that name on both.
  * - 6.7 added io_uring_cmd_mark_cancelable() and IO_URING_F_CANCEL: a
  *   command so marked is handed back to ->uring_cmd() with
- *   IO_URING_F_CANCEL when its ring is torn down.  Before, nothing cancels
- *   a command: WS_URING_CMD_CANCEL is 0 and the shims do nothing.
+ *   IO_URING_F_CANCEL when its ring is torn down or a task that used the
+ *   ring calls execve() (io_uring_try_cancel_uring_cmd()).  Before,
+ *   nothing cancels a command: WS_URING_CMD_CANCEL is 0 and the shims do
+ *   nothing.  IORING_OP_ASYNC_CANCEL reaches driver commands on neither.
  */
 #if WS_KERNEL_BEFORE(6, 8)
 #define WS_IO_URING_CMD_H	"linux/io_uring.h"

@@ -17,7 +17,8 @@
  * then returns its result at once; any other is handed to the pool and
  * the command completes through io_uring_cmd_complete_in_task() from the
  * thread that finishes the graph.  From 6.7 such a command is cancelable:
- * tearing its ring down cancels the nodes that have not started.
+ * tearing its ring down, or an execve() of a task that used the ring,
+ * cancels the nodes that have not started.
  *
  * cmd_op WSCHED_URING_CMD_INLINE carries the graph itself, a few nodes
  * (struct wsched_uring_inline) in the 80-byte command area of an SQE of a
@@ -131,11 +132,13 @@ static bool wsd_uring_done(void *arg)
 }
 
 /*
- * The command's ring is going away (6.7+: IO_URING_F_CANCEL): cancel the
- * nodes that have not started, and run what is queued meanwhile, as the
- * file's release does (the pool's threads may be gone with a process
- * being killed).  io_uring calls this only while the command is not
- * completed: its reference keeps the graph.
+ * The command's ring is going away, or a task that used it execs (6.7+:
+ * IO_URING_F_CANCEL, from the ring's exit work or the exec'ing task's
+ * io_uring_task_cancel()): cancel the nodes that have not started, and
+ * run what is queued meanwhile, as the file's release does (the pool's
+ * threads may be gone with a process being killed).  io_uring calls
+ * this only while the command is not completed: its reference keeps the
+ * graph.
  */
 static int wsd_uring_cancel(struct io_uring_cmd *ioucmd)
 {

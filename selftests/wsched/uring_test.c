@@ -28,6 +28,9 @@
  *   every malformed payload (and a 64-byte-SQE ring, a file without
  *   rings), each refused with its errno with nothing run; libwsched's
  *   own checks; and an inline graph beside an ENTER graph half staged.
+ * - cancel_exec: a child issues the long graph on its parent's ring and
+ *   execs: exec() cancels the task's commands (6.7+) though the ring
+ *   lives on; 6.1 waits for the graph (skip).
  * - bad_commands: unknown cmd_op, nonzero flags or reserved field, no
  *   entry, more entries than the SQ holds or than the limits, a misplaced
  *   end flag, a graph half staged by ENTER, and a file without rings: each
@@ -43,6 +46,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <liburing.h>
@@ -404,6 +408,77 @@ TEST_F_TIMEOUT(uring, cancel, 180)
 		EXPECT_EQ(CHAIN_NODES, cmd_res);
 		SKIP(return, "io_uring cannot cancel a driver's command before 6.7 (no io_uring_cmd_mark_cancelable())");
 	}
+	EXPECT_LT(0, aborted);
+}
+
+/*
+ * exec() cancels the commands of the task's rings (6.7+:
+ * io_uring_task_cancel() hands each cancelable command back with
+ * IO_URING_F_CANCEL), even when the ring lives on: a child submits the
+ * long graph on a ring its parent keeps, then execs.  On 6.1 the exec
+ * waits for the graph instead (skip).
+ */
+TEST_F_TIMEOUT(uring, cancel_exec, 180)
+{
+	struct io_uring_cqe *ucqe;
+	struct wsched_cqe *cqe;
+	struct wsched_sqe *sqe;
+	int i, ret, status, aborted = 0, ran = 0, cmd_res = 1;
+	bool can_cancel = kernel_at_least(6, 7);
+	pid_t pid;
+
+	for (i = 0; i < CHAIN_NODES; i++) {
+		sqe = GET_SQE(&self->w);
+		wsched_prep_spin(sqe, CHAIN_SPIN);
+		if (i)
+			wsched_sqe_set_pred(sqe, i - 1);
+	}
+	wsched_sqe_set_graph_end(sqe);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct io_uring_sqe *usqe = io_uring_get_sqe(&self->ring);
+
+		/* The child issues the command: its task owns it. */
+		if (wsched_prep_uring_cmd(usqe, &self->w) != CHAIN_NODES)
+			_exit(2);
+		usqe->user_data = UD_CMD;
+		if (io_uring_submit(&self->ring) != 1)
+			_exit(3);
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+
+	/* The parent's ring holds the command's CQE. */
+	do
+		ret = io_uring_wait_cqe(&self->ring, &ucqe);
+	while (ret == -EINTR);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(UD_CMD, ucqe->user_data);
+	cmd_res = ucqe->res;
+	io_uring_cqe_seen(&self->ring, ucqe);
+	for (i = 0; i < CHAIN_NODES; i++) {
+		do
+			ret = wsched_wait_cqe(&self->w, &cqe);
+		while (ret == -EINTR);
+		ASSERT_EQ(0, ret);
+		if (cqe->flags & (WSCHED_RES_ABORTED | WSCHED_RES_DEP_FAILED))
+			aborted++;
+		if (cqe->flags & WSCHED_RES_RAN)
+			ran++;
+		wsched_cqe_seen(&self->w, cqe);
+	}
+	TH_LOG("command %d; %d nodes ran, %d cancelled", cmd_res, ran, aborted);
+	EXPECT_EQ(CHAIN_NODES, ran + aborted);
+	if (!can_cancel) {
+		EXPECT_EQ(CHAIN_NODES, cmd_res);
+		SKIP(return, "io_uring cannot cancel a driver's command before 6.7");
+	}
+	EXPECT_EQ(-ECANCELED, cmd_res);
 	EXPECT_LT(0, aborted);
 }
 
