@@ -73,13 +73,20 @@
  *   io_uring_sqe_cmd() gives: ws_uring_cmd_payload().
  * - io_uring_cmd_done()'s res2 was an ssize_t and is a u64 on 6.12; wsched
  *   passes 0, which both take: ws_uring_cmd_done() hides the argument.
+ * - 6.1's io_uring_cmd() passes the driver's return on as the issue's:
+ *   a positive result (a graph's node count) is taken for a failure and
+ *   cancels the linked requests; 6.12 sets it as the result.  uring_cmd.c
+ *   completes a positive result through io_uring_cmd_done() and returns
+ *   -EIOCBQUEUED on both, as ublk does.
  * - io_uring_cmd_complete_in_task() is a function on 6.1 and an inline
  *   wrapper of __io_uring_cmd_do_in_task() on 6.12, with the same
  *   arguments: called by that name on both.
  * - 6.7 added io_uring_cmd_mark_cancelable() and IO_URING_F_CANCEL: a
  *   command so marked is handed back to ->uring_cmd() with
- *   IO_URING_F_CANCEL when its ring is torn down.  Before, nothing cancels
- *   a command: WS_URING_CMD_CANCEL is 0 and the shims do nothing.
+ *   IO_URING_F_CANCEL when its ring is torn down or a task that used the
+ *   ring calls execve() (io_uring_try_cancel_uring_cmd()).  Before,
+ *   nothing cancels a command: WS_URING_CMD_CANCEL is 0 and the shims do
+ *   nothing.  IORING_OP_ASYNC_CANCEL reaches driver commands on neither.
  */
 #if WS_KERNEL_BEFORE(6, 8)
 #define WS_IO_URING_CMD_H	"linux/io_uring.h"

@@ -93,7 +93,8 @@ static long wsd_probe(struct wsd_ctx *ctx, void __user *arg)
 	p.ops = wsd_builtin_ops_mask();
 	p.features = WSCHED_FEAT_GRAPH | WSCHED_FEAT_RINGS |
 		     WSCHED_FEAT_BUFFERS | WSCHED_FEAT_OP_NAMES |
-		     WSCHED_FEAT_URING_CMD;
+		     WSCHED_FEAT_URING_CMD |
+		     WSCHED_FEAT_URING_INLINE;
 	p.node_flags = WSCHED_NODE_FLAGS;
 	p.graph_flags = WSCHED_GRAPH_FLAGS;
 	p.max_nodes = wsd_nodes_limit();

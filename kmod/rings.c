@@ -144,7 +144,8 @@ long wsd_setup(struct wsd_ctx *ctx, void __user *arg)
 	p.cq_entries = cq;
 	p.features = WSCHED_FEAT_GRAPH | WSCHED_FEAT_RINGS |
 		     WSCHED_FEAT_BUFFERS | WSCHED_FEAT_OP_NAMES |
-		     WSCHED_FEAT_URING_CMD;
+		     WSCHED_FEAT_URING_CMD |
+		     WSCHED_FEAT_URING_INLINE;
 	p.sq_off.head = WSD_OFF_HEAD;
 	p.sq_off.tail = WSD_OFF_TAIL;
 	p.sq_off.ring_mask = WSD_OFF_MASK;

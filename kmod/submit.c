@@ -122,7 +122,7 @@ __wsd_stage_add(struct wsd_build *build, const struct ws_op *op,
 	}
 	preds = build->preds + build->nr_preds;
 	if (kpred) {
-		preds[0] = *kpred;
+		memcpy(preds, kpred, nr_preds * sizeof(*preds));
 	} else if (nr_preds &&
 		   copy_from_user(preds, u64_to_user_ptr(preds_ptr),
 				  nr_preds * sizeof(*preds))) {
@@ -150,11 +150,14 @@ __wsd_stage_add(struct wsd_build *build, const struct ws_op *op,
 /*
  * Check one entry (the kernel's copy) and stage it into @build, a graph
  * of at most @limit nodes.  The only place that calls an operation's
- * check.  Return 0 or the errno that refuses the graph.
+ * check.  @kpreds: NULL, or the kernel's copy of the entry's predecessors
+ * when it has several (an inline io_uring graph; @sqe->preds_ptr is 0).
+ * Return 0 or the errno that refuses the graph.
  */
 static __always_inline int wsd_build_add(struct wsd_ctx *ctx,
 					 struct wsd_build *build,
-					 const struct wsched_sqe *sqe, u32 limit)
+					 const struct wsched_sqe *sqe, u32 limit,
+					 const u32 *kpreds)
 {
 	struct ws_op_args args = {};
 	const struct ws_op *op;
@@ -214,7 +217,7 @@ static __always_inline int wsd_build_add(struct wsd_ctx *ctx,
 		args.data2 = data;
 	}
 	ret = __wsd_stage_add(build, op, &args, sqe->user_data, sqe->flags,
-			      sqe->nr_preds, sqe->nr_preds == 1 ? &sqe->pred : NULL,
+			      sqe->nr_preds, sqe->nr_preds == 1 ? &sqe->pred : kpreds,
 			      sqe->preds_ptr);
 	if (!ret)
 		return 0;
@@ -312,7 +315,7 @@ wsd_consume(struct wsd_ctx *ctx, const struct wsched_sqe *sqe,
 
 	/* wsd_inflight_limit(): lockless, see there. */
 	ret = wsd_build_add(ctx, build, sqe,
-			    min(wsd_nodes_limit(), wsd_inflight_limit()));
+			    min(wsd_nodes_limit(), wsd_inflight_limit()), NULL);
 	if (!ret && end)
 		ret = wsd_build_unpark(build);
 	if (!ret && end) {
@@ -448,7 +451,7 @@ static int wsd_sq_stage(struct wsd_ctx *ctx, struct wsd_build *build, u32 nr)
 		memcpy(&sqe, &ctx->sqes[slot], sizeof(sqe));
 		if (!!(sqe.flags & WSCHED_SQE_GRAPH_END) != (i + 1 == nr))
 			return -EINVAL;
-		ret = wsd_build_add(ctx, build, &sqe, limit);
+		ret = wsd_build_add(ctx, build, &sqe, limit, NULL);
 		if (ret)
 			return ret;
 	}
@@ -509,6 +512,66 @@ struct wsd_graph *wsd_sq_submit(struct wsd_ctx *ctx, struct ws_pool *pool,
 		 * before it reuses slots: we are done reading them.
 		 */
 		smp_store_release(ctx->sq_head, ctx->sq_khead);
+	}
+	mutex_unlock(&ctx->lock);
+	wsd_build_reset(&build, false);
+	return ret ? ERR_PTR(ret) : graph;
+}
+
+/**
+ * wsd_inline_submit - build an inline graph for its owner
+ * @ctx: the context; the caller saw @ctx->rings_ready
+ * @pool: the submitting process's pool (wsd_ctx_pool())
+ * @in: the graph, the kernel's copy (read once and checked for what only
+ *	an inline node has)
+ * @nowait: do not wait for @ctx->lock: fail with EAGAIN
+ * @notify: told where the graph completes (wsd_graph_build_notify())
+ * @owner: for @notify
+ *
+ * The way of an io_uring command's inline graph (uring_cmd.c) into the
+ * engine: every entry is checked and staged by wsd_build_add(), as ENTER
+ * stages the SQ's, and built into one graph; the caller launches it and
+ * drops its reference as after wsd_sq_submit().  The SQ is not touched,
+ * nor a graph ENTER has half staged.  On failure nothing runs.
+ *
+ * Return: the graph, or an ERR_PTR(): EAGAIN (@nowait and the lock is
+ * taken, or too many nodes in flight), EINTR (a signal while waiting for
+ * the lock), E2BIG (more nodes than the limits), ENOMEM, or the errno of
+ * a refused entry.
+ */
+struct wsd_graph *wsd_inline_submit(struct wsd_ctx *ctx, struct ws_pool *pool,
+				    const struct wsd_inline_graph *in,
+				    bool nowait,
+				    void (*notify)(struct wsd_graph *graph),
+				    void *owner)
+{
+	u32 limit = min(wsd_nodes_limit(), wsd_inflight_limit());
+	struct wsd_build build = {};
+	struct wsd_graph *graph = NULL;
+	int ret = 0;
+	u32 i;
+
+	if (in->nr > limit)
+		return ERR_PTR(-E2BIG);
+	/* Lockless, as in wsd_consume(): a hint either way. */
+	if (atomic_read(&ctx->inflight) + in->nr > wsd_inflight_limit())
+		return ERR_PTR(-EAGAIN);
+	if (nowait) {
+		if (!mutex_trylock(&ctx->lock))
+			return ERR_PTR(-EAGAIN);
+	} else if (mutex_lock_interruptible(&ctx->lock)) {
+		return ERR_PTR(-EINTR);
+	}
+	ctx->pool = pool;
+	for (i = 0; i < in->nr && !ret; i++)
+		ret = wsd_build_add(ctx, &build, &in->sqes[i], limit,
+				    in->preds[i]);
+	if (!ret) {
+		graph = wsd_graph_build_notify(ctx, &build, notify, owner);
+		if (graph)
+			wsd_build_consumed(&build);
+		else
+			ret = -ENOMEM;
 	}
 	mutex_unlock(&ctx->lock);
 	wsd_build_reset(&build, false);
@@ -655,7 +718,8 @@ static int wsd_sync_stage(struct wsd_ctx *ctx, struct wsd_build *build,
 	for (i = 0; i < nr; i++) {
 		ret = wsd_node_to_sqe(&unodes[i], &sqe);
 		if (!ret)
-			ret = wsd_build_add(ctx, build, &sqe, wsd_nodes_limit());
+			ret = wsd_build_add(ctx, build, &sqe, wsd_nodes_limit(),
+					    NULL);
 		if (ret)
 			return ret;
 	}

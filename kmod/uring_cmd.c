@@ -17,7 +17,15 @@
  * then returns its result at once; any other is handed to the pool and
  * the command completes through io_uring_cmd_complete_in_task() from the
  * thread that finishes the graph.  From 6.7 such a command is cancelable:
- * tearing its ring down cancels the nodes that have not started.
+ * tearing its ring down, or an execve() of a task that used the ring,
+ * cancels the nodes that have not started.
+ *
+ * cmd_op WSCHED_URING_CMD_INLINE carries the graph itself, a few nodes
+ * (struct wsched_uring_inline) in the 80-byte command area of an SQE of a
+ * ring set up with IORING_SETUP_SQE128.  Its fields are read once and
+ * checked, and its nodes, as the ring entries they stand for, go the same
+ * way into the engine (wsd_inline_submit(): wsd_build_add(), then the
+ * graph engine); the SQ is not touched.
  *
  * The command's state (struct wsd_uring_pdu) lives in the pdu io_uring
  * keeps for it.  The graph holds a reference for the command from its
@@ -28,6 +36,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/build_bug.h>
 #include <linux/err.h>
 #include <linux/fs.h>
@@ -123,11 +132,13 @@ static bool wsd_uring_done(void *arg)
 }
 
 /*
- * The command's ring is going away (6.7+: IO_URING_F_CANCEL): cancel the
- * nodes that have not started, and run what is queued meanwhile, as the
- * file's release does (the pool's threads may be gone with a process
- * being killed).  io_uring calls this only while the command is not
- * completed: its reference keeps the graph.
+ * The command's ring is going away, or a task that used it execs (6.7+:
+ * IO_URING_F_CANCEL, from the ring's exit work or the exec'ing task's
+ * io_uring_task_cancel()): cancel the nodes that have not started, and
+ * run what is queued meanwhile, as the file's release does (the pool's
+ * threads may be gone with a process being killed).  io_uring calls
+ * this only while the command is not completed: its reference keeps the
+ * graph.
  */
 static int wsd_uring_cancel(struct io_uring_cmd *ioucmd)
 {
@@ -141,39 +152,15 @@ static int wsd_uring_cancel(struct io_uring_cmd *ioucmd)
 	return 0;
 }
 
-static int wsd_uring_submit(struct io_uring_cmd *ioucmd,
-			    unsigned int issue_flags)
+/*
+ * Run @graph, which wsd_sq_submit() or wsd_inline_submit() built for the
+ * command, and complete the command or leave it to the graph's end.
+ */
+static int wsd_uring_launch(struct io_uring_cmd *ioucmd,
+			    unsigned int issue_flags, struct wsd_graph *graph)
 {
-	struct wsd_ctx *ctx = ioucmd->file->private_data;
 	struct wsd_uring_pdu *pdu = wsd_uring_pdu(ioucmd);
-	const struct wsched_uring_submit *uc;
-	struct wsd_graph *graph;
-	struct ws_pool *pool;
-	u32 nr, flags;
-	u64 resv;
 	int res;
-
-	/*
-	 * The payload may still be in the SQ ring, which user space writes
-	 * (6.1 copies it only when the command goes async): each field is
-	 * read once.
-	 */
-	uc = ws_uring_cmd_payload(ioucmd);
-	nr = READ_ONCE(uc->nr);
-	flags = READ_ONCE(uc->flags);
-	resv = READ_ONCE(uc->resv);
-	if (flags || resv)
-		return -EINVAL;
-	/* Pairs with the release in wsd_setup(). */
-	if (!smp_load_acquire(&ctx->rings_ready))
-		return -EBADFD;
-	pool = wsd_ctx_pool(ctx);
-	if (IS_ERR(pool))
-		return PTR_ERR(pool) == -ERESTARTSYS ? -EINTR : PTR_ERR(pool);
-	graph = wsd_sq_submit(ctx, pool, nr, issue_flags & IO_URING_F_NONBLOCK,
-			      wsd_uring_notify, ioucmd);
-	if (IS_ERR(graph))
-		return PTR_ERR(graph);
 
 	pdu->graph = graph;
 	atomic_set(&pdu->state, WSD_UC_ISSUING);
@@ -203,7 +190,165 @@ static int wsd_uring_submit(struct io_uring_cmd *ioucmd,
 	}
 	res = wsd_uring_result(graph);
 	wsd_graph_put(graph);
+	/*
+	 * 6.1's io_uring_cmd() takes any return but 0 and -EIOCBQUEUED for
+	 * a failure: a positive result would complete the command as
+	 * failed and cancel the requests linked after it.  Complete it
+	 * through io_uring_cmd_done() instead, as ublk does, on every
+	 * kernel.  An error is returned: it breaks the links as it should.
+	 */
+	if (res > 0) {
+		ws_uring_cmd_done(ioucmd, res, issue_flags);
+		return -EIOCBQUEUED;
+	}
 	return res;
+}
+
+/* The file's rings and the submitter's pool, or an errno. */
+static struct ws_pool *wsd_uring_pool(struct wsd_ctx *ctx)
+{
+	struct ws_pool *pool;
+
+	/* Pairs with the release in wsd_setup(). */
+	if (!smp_load_acquire(&ctx->rings_ready))
+		return ERR_PTR(-EBADFD);
+	pool = wsd_ctx_pool(ctx);
+	if (PTR_ERR_OR_ZERO(pool) == -ERESTARTSYS)
+		return ERR_PTR(-EINTR);
+	return pool;
+}
+
+static int wsd_uring_submit(struct io_uring_cmd *ioucmd,
+			    unsigned int issue_flags)
+{
+	struct wsd_ctx *ctx = ioucmd->file->private_data;
+	const struct wsched_uring_submit *uc;
+	struct wsd_graph *graph;
+	struct ws_pool *pool;
+	u32 nr, flags;
+	u64 resv;
+
+	/*
+	 * The payload may still be in the SQ ring, which user space writes
+	 * (6.1 copies it only when the command goes async): each field is
+	 * read once.
+	 */
+	uc = ws_uring_cmd_payload(ioucmd);
+	nr = READ_ONCE(uc->nr);
+	flags = READ_ONCE(uc->flags);
+	resv = READ_ONCE(uc->resv);
+	if (flags || resv)
+		return -EINVAL;
+	pool = wsd_uring_pool(ctx);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	graph = wsd_sq_submit(ctx, pool, nr, issue_flags & IO_URING_F_NONBLOCK,
+			      wsd_uring_notify, ioucmd);
+	if (IS_ERR(graph))
+		return PTR_ERR(graph);
+	return wsd_uring_launch(ioucmd, issue_flags, graph);
+}
+
+/*
+ * Read node @i of the payload once into @in and check what only an
+ * inline node has (its reserved field, flags, predecessor mask); the rest
+ * is the ring entry's, checked by wsd_build_add().  A node from @nr on
+ * must be all zero.  Return 0 or -EINVAL.
+ */
+static int wsd_uring_inode(const struct wsched_uring_inode *un, u32 i,
+			   u32 nr, u32 tag, struct wsd_inline_graph *in)
+{
+	struct wsched_sqe *sqe = &in->sqes[i];
+	u32 op, flags, preds, buf, buf2, resv, off, len, npreds, p;
+	u64 arg;
+
+	op = READ_ONCE(un->op);
+	flags = READ_ONCE(un->flags);
+	preds = READ_ONCE(un->preds);
+	buf = READ_ONCE(un->buf);
+	buf2 = READ_ONCE(un->buf2);
+	resv = READ_ONCE(un->resv);
+	off = READ_ONCE(un->off);
+	len = READ_ONCE(un->len);
+	arg = READ_ONCE(un->arg);
+	if (i >= nr) {
+		if (op || flags || preds || buf || buf2 || resv || off ||
+		    len || arg)
+			return -EINVAL;
+		return 0;
+	}
+	/* Only lower nodes precede: acyclic by construction. */
+	if (resv || (flags & ~WSCHED_URING_INODE_FLAGS) || preds >> i)
+		return -EINVAL;
+	npreds = 0;
+	for (p = 0; p < i; p++)
+		if (preds & BIT(p))
+			in->preds[i][npreds++] = p;
+	*sqe = (struct wsched_sqe){
+		.op = op,
+		.flags = flags,
+		.user_data = (u64)tag << 32 | i,
+		.buf = buf,
+		.buf2 = buf2,
+		.off = off,
+		.len = len,
+		.arg = arg,
+		.nr_preds = npreds,
+		.pred = npreds == 1 ? in->preds[i][0] : 0,
+	};
+	/* As the end entry of a graph in the SQ. */
+	if (i + 1 == nr)
+		sqe->flags |= WSCHED_SQE_GRAPH_END;
+	return 0;
+}
+
+/*
+ * WSCHED_URING_CMD_INLINE: the graph is in the command's 80-byte area.
+ * Everything is read once and checked before anything is staged.
+ */
+static int wsd_uring_inline(struct io_uring_cmd *ioucmd,
+			    unsigned int issue_flags)
+{
+	struct wsd_ctx *ctx = ioucmd->file->private_data;
+	const struct wsched_uring_inline *uc;
+	struct wsd_inline_graph in;
+	struct wsd_graph *graph;
+	struct ws_pool *pool;
+	u32 version, nr, flags, tag, i;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(*uc) != 80);
+	/*
+	 * A 64-byte SQE has 16 bytes of command: the payload would run into
+	 * the next SQE (or past io_uring's copy of the command).
+	 */
+	if (!(issue_flags & IO_URING_F_SQE128))
+		return -EINVAL;
+	/* In the SQ ring, which user space writes: each field read once. */
+	uc = ws_uring_cmd_payload(ioucmd);
+	version = READ_ONCE(uc->version);
+	nr = READ_ONCE(uc->nr);
+	flags = READ_ONCE(uc->flags);
+	tag = READ_ONCE(uc->tag);
+	if (version != WSCHED_URING_INLINE_V1 || flags || !nr)
+		return -EINVAL;
+	if (nr > WSCHED_URING_INLINE_MAX)
+		return -E2BIG;
+	in.nr = nr;
+	for (i = 0; i < WSCHED_URING_INLINE_MAX; i++) {
+		ret = wsd_uring_inode(&uc->nodes[i], i, nr, tag, &in);
+		if (ret)
+			return ret;
+	}
+	pool = wsd_uring_pool(ctx);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	graph = wsd_inline_submit(ctx, pool, &in,
+				  issue_flags & IO_URING_F_NONBLOCK,
+				  wsd_uring_notify, ioucmd);
+	if (IS_ERR(graph))
+		return PTR_ERR(graph);
+	return wsd_uring_launch(ioucmd, issue_flags, graph);
 }
 
 /**
@@ -228,6 +373,8 @@ int wsd_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	switch (ioucmd->cmd_op) {
 	case WSCHED_URING_CMD_SUBMIT:
 		return wsd_uring_submit(ioucmd, issue_flags);
+	case WSCHED_URING_CMD_INLINE:
+		return wsd_uring_inline(ioucmd, issue_flags);
 	default:
 		return -ENOTTY;
 	}

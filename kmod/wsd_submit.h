@@ -10,6 +10,7 @@
 
 #include <linux/types.h>
 #include <linux/wsched.h>
+#include <uapi/linux/wsched.h>
 
 struct ws_op;
 struct ws_pool;
@@ -64,6 +65,19 @@ struct wsd_build {
 	bool skipping;
 };
 
+/**
+ * struct wsd_inline_graph - the kernel's copy of an inline io_uring graph
+ * @sqes: its nodes as the ring entries they stand for; an entry with
+ *	several predecessors has @preds_ptr 0
+ * @preds: @preds[i], the predecessors of @sqes[i] when it has several
+ * @nr: number of @sqes, 1..WSCHED_URING_INLINE_MAX
+ */
+struct wsd_inline_graph {
+	struct wsched_sqe sqes[WSCHED_URING_INLINE_MAX];
+	u32 preds[WSCHED_URING_INLINE_MAX][WSCHED_URING_INLINE_MAX];
+	u32 nr;
+};
+
 long wsd_enter(struct wsd_ctx *ctx, void __user *arg);
 long wsd_submit_graph(struct wsd_ctx *ctx, void __user *arg);
 void wsd_build_reset(struct wsd_build *build, bool keep);
@@ -71,5 +85,10 @@ struct wsd_graph *wsd_sq_submit(struct wsd_ctx *ctx, struct ws_pool *pool,
 				u32 nr, bool nowait,
 				void (*notify)(struct wsd_graph *graph),
 				void *owner);
+struct wsd_graph *wsd_inline_submit(struct wsd_ctx *ctx, struct ws_pool *pool,
+				    const struct wsd_inline_graph *in,
+				    bool nowait,
+				    void (*notify)(struct wsd_graph *graph),
+				    void *owner);
 
 #endif /* _WSD_SUBMIT_H */

@@ -692,7 +692,8 @@ TEST(probe_v2)
 	EXPECT_EQ(WSCHED_ABI_VERSION, p.version);
 	EXPECT_EQ((1ULL << (WSCHED_OP_LAST + 1)) - 1, p.ops);
 	EXPECT_EQ(WSCHED_FEAT_GRAPH | WSCHED_FEAT_RINGS | WSCHED_FEAT_BUFFERS |
-		  WSCHED_FEAT_OP_NAMES | WSCHED_FEAT_URING_CMD, p.features);
+		  WSCHED_FEAT_OP_NAMES | WSCHED_FEAT_URING_CMD |
+		  WSCHED_FEAT_URING_INLINE, p.features);
 	EXPECT_EQ(WSCHED_SQE_FLAGS, p.sqe_flags);
 	EXPECT_EQ(WSCHED_MAX_PREDS, p.max_preds);
 	EXPECT_EQ(WSCHED_SPIN_MAX, p.max_spin);
@@ -1057,7 +1058,8 @@ TEST(setup_rounding_and_layout)
 		EXPECT_EQ(c[i].want_cq - 1, r.cq_mask);
 		EXPECT_EQ(WSCHED_FEAT_GRAPH | WSCHED_FEAT_RINGS |
 			  WSCHED_FEAT_BUFFERS | WSCHED_FEAT_OP_NAMES |
-			  WSCHED_FEAT_URING_CMD, r.s.features);
+			  WSCHED_FEAT_URING_CMD | WSCHED_FEAT_URING_INLINE,
+			  r.s.features);
 		EXPECT_EQ(0, r.s.sq_off.resv[0] | r.s.sq_off.resv[1] |
 			     r.s.sq_off.resv[2]);
 		EXPECT_EQ(0, r.s.cq_off.resv[0] | r.s.cq_off.resv[1]);

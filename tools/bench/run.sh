@@ -9,8 +9,8 @@
 # Environment:
 #   BENCH_CPUS   guest CPUs (default: nproc)
 #   BENCH_ONLY   comma list of fib,nqueens,uts,crc32c,wavefront (module),
-#                nop_ring,diamond_latency,one_graph_wait,random_dag,crc32c_user
-#                (wsched_ubench) and pages (tools/samples/pages: page clear
+#                nop_ring,diamond_latency,one_graph_wait,random_dag,crc32c_user,
+#                uring_chain (wsched_ubench) and pages (tools/samples/pages: page clear
 #                and copy, idle and beside a CPU hog); default all
 #   BENCH_RUNS   rounds, each running every variant once (default 5; the
 #                module's fib takes at least 5)

@@ -2,7 +2,10 @@
 /*
  * wsched_ubench: user-space benchmarks of /dev/wsched (through libwsched)
  * against baselines measured in the same run: io_uring NOPs through
- * liburing, and crc32c computed in user space.
+ * liburing, crc32c computed in user space, and a read -> crc32c -> write
+ * chain of io_uring READ_FIXED/WRITE_FIXED with the crc32c in user space
+ * against the same chain with the crc32c a wsched graph in the io_uring
+ * link chain (uring_chain).
  *
  * Run by tools/bench/guest.sh in the bench guest after wsched.ko is
  * loaded; it prints the same rows as wsched_bench.ko, with its own prefix:
@@ -22,11 +25,13 @@
  * are:
  *   runs=N        runs of each variant, median reported (default 5, <= 31)
  *   only=a,b      nop_ring, diamond_latency, one_graph_wait, random_dag,
- *                 crc32c_user (default all)
+ *                 crc32c_user, uring_chain (default all)
  *   crc_mb=N      crc32c buffer in MiB (default 64)
  *   ubench_ms=N   aimed-at length of one timed run of the NOP and diamond
  *                 variants, in ms (default 150)
  *   nop_batch=N   entries per submission of the NOP rows (default 64)
+ *   chain_kb=N    bytes read, hashed and written per uring_chain, in KiB
+ *                 (default 64)
  *   profile=N     instead of the rows: warm up, then run N batches of the
  *                 nop_ring_graphs variant between two writes of
  *                 /sys/kernel/tracing/tracing_on (guest.sh traces them)
@@ -68,6 +73,7 @@ static const char *only = "";
 static unsigned int crc_mb = 64;
 static unsigned int target_ms = 150;
 static unsigned int nop_batch = 64;
+static unsigned int chain_kb = 64;
 static unsigned int profile;
 static int failed;
 
@@ -691,6 +697,7 @@ static unsigned int add_variant(struct variant *v, unsigned int *nv,
 /* Without liburing the io_uring variants do not exist. */
 #define uring_nops	NULL
 #define uring_link4	NULL
+#define uring_one_wait	NULL
 #define uring_fn(f)	(f)
 #define uring_ctx	NULL
 #endif
@@ -1119,6 +1126,296 @@ out:
 /* ---- main ----------------------------------------------------------------- */
 
 /* Is the key of "key=value" @arg (@klen bytes) @key? */
+/* ---- uring_chain: read -> crc32c -> write -------------------------------- */
+
+#ifdef HAVE_LIBURING
+#define CHAIN_TAG	0xc4a1U
+
+/*
+ * One variant of the chain: read @len bytes of @in_fd into @buf
+ * (READ_FIXED), take their CRC-32C, write them to @out_fd (WRITE_FIXED).
+ */
+struct chain {
+	struct io_uring *uring;
+	struct wsched_ring *w;
+	unsigned char *buf;
+	size_t len;
+	int in_fd, out_fd;
+	uint32_t want;		/* crc32c(0, data): the kernel's convention */
+};
+
+/*
+ * Reap @n io_uring completions; user_data 0/1/2 want @res0, @res1, @res2
+ * (a short read or write, a failed graph is an error: all are reported).
+ */
+static int chain_reap(struct io_uring *u, unsigned int n, int res0,
+		      int res1, int res2)
+{
+	int want[3] = { res0, res1, res2 }, got[3] = { 1, 1, 1 };
+	unsigned int i;
+	int bad = 0;
+
+	for (i = 0; i < n; i++) {
+		struct io_uring_cqe *cqe;
+		int ret = io_uring_wait_cqe(u, &cqe);
+
+		if (ret) {
+			fail("uring_chain: io_uring_wait_cqe: %s", strerror(-ret));
+			return -EIO;
+		}
+		if (cqe->user_data > 2)
+			bad = 1;
+		else
+			got[cqe->user_data] = cqe->res;
+		io_uring_cqe_seen(u, cqe);
+	}
+	for (i = 0; i < 3; i++)
+		if (got[i] != 1 && got[i] != want[i])
+			bad = 1;
+	if (bad)
+		fail("uring_chain: read %d, graph %d, write %d (want %d %d %d)",
+		     got[0], got[1], got[2], want[0], want[1], want[2]);
+	return bad ? -EIO : 0;
+}
+
+static struct io_uring_sqe *chain_sqe(struct io_uring *u, __u64 ud)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(u);
+
+	if (!sqe)
+		fail("uring_chain: io_uring SQ full");
+	else
+		io_uring_sqe_set_data64(sqe, ud);
+	return sqe;
+}
+
+/*
+ * Baseline: READ_FIXED, wait; crc32c in user space; WRITE_FIXED, wait.
+ * The crc32c is slicing-by-8, the kernel op's algorithm (__crc32c_le):
+ * under TCG the SSE4.2 instruction is emulated bit by bit (see
+ * Documentation/performance.rst), so it would make a slow baseline.
+ */
+static int chain_user(void *ctx, unsigned int iters)
+{
+	struct chain *c = ctx;
+	struct io_uring_sqe *sqe;
+	unsigned int i;
+	uint32_t crc;
+
+	for (i = 0; i < iters; i++) {
+		sqe = chain_sqe(c->uring, 0);
+		if (!sqe)
+			return -ENOSPC;
+		io_uring_prep_read_fixed(sqe, c->in_fd, c->buf, c->len, 0, 0);
+		if (io_uring_submit(c->uring) != 1 ||
+		    chain_reap(c->uring, 1, c->len, 0, 0))
+			return -EIO;
+		crc = crc_sb8(0, c->buf, c->len);
+		if (crc != c->want) {
+			fail("uring_chain: user crc32c %08x, want %08x", crc,
+			     c->want);
+			return -EIO;
+		}
+		sqe = chain_sqe(c->uring, 2);
+		if (!sqe)
+			return -ENOSPC;
+		io_uring_prep_write_fixed(sqe, c->out_fd, c->buf, c->len, 0, 0);
+		if (io_uring_submit(c->uring) != 1 ||
+		    chain_reap(c->uring, 1, 0, 0, c->len))
+			return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * wsched: READ_FIXED -> a one-node CRC32C graph (@inline_graph: carried in
+ * an SQE128 command; else staged in the wsched SQ) -> WRITE_FIXED, linked,
+ * one submission; the CRC is the node's value in the wsched CQ.
+ */
+static int chain_ws(struct chain *c, unsigned int iters, int inline_graph)
+{
+	struct io_uring_sqe *sqe;
+	struct wsched_sqe node;
+	unsigned int i;
+	__u64 crc = 0;
+	int ret;
+
+	for (i = 0; i < iters; i++) {
+		sqe = chain_sqe(c->uring, 0);
+		if (!sqe)
+			return -ENOSPC;
+		io_uring_prep_read_fixed(sqe, c->in_fd, c->buf, c->len, 0, 0);
+		io_uring_sqe_set_flags(sqe, IOSQE_IO_LINK);
+		sqe = io_uring_get_sqe(c->uring);
+		if (!sqe) {
+			fail("uring_chain: io_uring SQ full");
+			return -ENOSPC;
+		}
+		if (inline_graph) {
+			wsched_prep_crc32c(&node, 0, 0, c->len, 0);
+			ret = wsched_prep_uring_inline(sqe, c->w, &node, 1,
+						       CHAIN_TAG);
+		} else {
+			struct wsched_sqe *w = get_sqe(c->w);
+
+			if (!w)
+				return -ENOSPC;
+			wsched_prep_crc32c(w, 0, 0, c->len, 0);
+			wsched_sqe_set_graph_end(w);
+			ret = wsched_prep_uring_cmd(sqe, c->w);
+		}
+		if (ret != 1) {
+			fail("uring_chain: prep: %d", ret);
+			return -EIO;
+		}
+		io_uring_sqe_set_data64(sqe, 1);
+		io_uring_sqe_set_flags(sqe, IOSQE_IO_LINK);
+		sqe = chain_sqe(c->uring, 2);
+		if (!sqe)
+			return -ENOSPC;
+		io_uring_prep_write_fixed(sqe, c->out_fd, c->buf, c->len, 0, 0);
+		ret = io_uring_submit(c->uring);
+		if (ret != 3) {
+			fail("uring_chain: io_uring_submit: %d", ret);
+			return -EIO;
+		}
+		if (chain_reap(c->uring, 3, c->len, 1, c->len) ||
+		    reap(c->w, 1, 0, &crc))
+			return -EIO;
+		if ((uint32_t)crc != c->want) {
+			fail("uring_chain: wsched crc32c %08x, want %08x",
+			     (uint32_t)crc, c->want);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+static int chain_ws_sq(void *ctx, unsigned int iters)
+{
+	return chain_ws(ctx, iters, 0);
+}
+
+static int chain_ws_inline(void *ctx, unsigned int iters)
+{
+	return chain_ws(ctx, iters, 1);
+}
+
+static void bench_uring_chain(void)
+{
+	struct io_uring u64, u128;
+	struct wsched_ring w;
+	struct chain c[3];
+	struct variant v[3];
+	unsigned char *buf;
+	char in[] = "/tmp/uring_chain.in.XXXXXX";
+	char out[] = "/tmp/uring_chain.out.XXXXXX";
+	size_t len = (size_t)chain_kb << 10, i;
+	uint64_t x = 0x9E3779B97F4A7C15ULL;
+	struct iovec iov;
+	unsigned int nv = 0, ib, is, ii;
+	int in_fd = -1, out_fd = -1, ret, have64 = 0, have128 = 0;
+
+	sb8_init();
+	if (posix_memalign((void **)&buf, 4096, len)) {
+		fail("uring_chain: no memory for %u KiB", chain_kb);
+		return;
+	}
+	for (i = 0; i < len / 8; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(buf + 8 * i, &x, 8);
+	}
+	in_fd = mkstemp(in);
+	out_fd = mkstemp(out);
+	if (in_fd < 0 || out_fd < 0 || pwrite(in_fd, buf, len, 0) != (ssize_t)len) {
+		fail("uring_chain: files in /tmp: %s", strerror(errno));
+		goto out_files;
+	}
+	ret = wsched_queue_init(8, &w, 0);
+	if (ret) {
+		fail("wsched_queue_init: %s", strerror(-ret));
+		goto out_files;
+	}
+	iov.iov_base = buf;
+	iov.iov_len = len;
+	ret = wsched_register_buffers(&w, &iov, 1);
+	if (ret) {
+		fail("uring_chain: wsched_register_buffers: %s", strerror(-ret));
+		goto out_w;
+	}
+	ret = io_uring_queue_init(8, &u64, 0);
+	if (ret) {
+		printf(PFX "uring_chain: skipped: io_uring_queue_init: %s\n",
+		       strerror(-ret));
+		goto out_w;
+	}
+	have64 = 1;
+	ret = io_uring_queue_init(8, &u128, IORING_SETUP_SQE128);
+	if (ret) {
+		fail("uring_chain: io_uring_queue_init(SQE128): %s",
+		     strerror(-ret));
+		goto out_u;
+	}
+	have128 = 1;
+	if (io_uring_register_buffers(&u64, &iov, 1) ||
+	    io_uring_register_buffers(&u128, &iov, 1)) {
+		fail("uring_chain: io_uring_register_buffers failed");
+		goto out_u;
+	}
+	for (i = 0; i < 3; i++) {
+		c[i] = (struct chain){
+			.uring = i == 2 ? &u128 : &u64,
+			.w = &w,
+			.buf = buf,
+			.len = len,
+			.in_fd = in_fd,
+			.out_fd = out_fd,
+			.want = crc_sb8(0, buf, len),
+		};
+	}
+	memset(v, 0, sizeof(v));
+	ib = add_variant(v, &nv, chain_user, &c[0], 1, NULL);
+	is = add_variant(v, &nv, chain_ws_sq, &c[1], 1, NULL);
+	ii = add_variant(v, &nv, chain_ws_inline, &c[2], 1, NULL);
+	if (!measure(v, nv)) {
+		unsigned int nw = nr_workers(&w);
+
+		print_row("uring_chain", "uring_rw_sb8_crc32c", &v[ib].st,
+			  &v[is].st,
+			  "per=chain len=%zu graph=sq_entries iters=%u%s workers=%u",
+			  len, v[is].iters, means(&v[is], &v[ib]), nw);
+		print_row("uring_chain_inline", "uring_rw_sb8_crc32c", &v[ib].st,
+			  &v[ii].st,
+			  "per=chain len=%zu graph=inline_sqe128 iters=%u%s workers=%u",
+			  len, v[ii].iters, means(&v[ii], &v[ib]), nw);
+	}
+out_u:
+	if (have128)
+		io_uring_queue_exit(&u128);
+	if (have64)
+		io_uring_queue_exit(&u64);
+out_w:
+	wsched_queue_exit(&w);
+out_files:
+	if (in_fd >= 0) {
+		close(in_fd);
+		unlink(in);
+	}
+	if (out_fd >= 0) {
+		close(out_fd);
+		unlink(out);
+	}
+	free(buf);
+}
+#else
+static void bench_uring_chain(void)
+{
+	printf(PFX "uring_chain: skipped: built without liburing\n");
+}
+#endif
+
 static int key_is(const char *arg, size_t klen, const char *key)
 {
 	return klen == strlen(key) && !strncmp(arg, key, klen);
@@ -1147,6 +1444,8 @@ static void parse(int argc, char **argv)
 			target_ms = strtoul(val, NULL, 0);
 		else if (key_is(argv[i], klen, "nop_batch"))
 			nop_batch = strtoul(val, NULL, 0);
+		else if (key_is(argv[i], klen, "chain_kb"))
+			chain_kb = strtoul(val, NULL, 0);
 		else if (key_is(argv[i], klen, "profile"))
 			profile = strtoul(val, NULL, 0);
 	}
@@ -1158,6 +1457,8 @@ static void parse(int argc, char **argv)
 		target_ms = 150;
 	if (!nop_batch || nop_batch > MAX_BATCH)
 		nop_batch = 64;
+	if (!chain_kb || chain_kb > 16384)
+		chain_kb = 64;
 }
 
 static int trace_on(const char *v)
@@ -1220,6 +1521,8 @@ int main(int argc, char **argv)
 			    selected("one_graph_wait"), selected("random_dag"));
 	if (selected("crc32c_user"))
 		bench_crc32c();
+	if (selected("uring_chain"))
+		bench_uring_chain();
 	printf(PFX "done status=%d seconds=%.1f\n", failed ? -EIO : 0,
 	       (now_ns() - t0) / 1e9);
 	return failed;

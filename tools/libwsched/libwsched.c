@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -238,6 +239,66 @@ WSCHED_EXPORT int wsched_prep_uring_cmd(struct io_uring_sqe *sqe,
 	/* The payload: the first 16 bytes of the cmd area (offset 48). */
 	memset(sqe->cmd, 0, sizeof(struct wsched_uring_submit));
 	((struct wsched_uring_submit *)sqe->cmd)->nr = nr;
+	return (int)nr;
+}
+
+/* Node @i of an inline graph from the ring entry @w stands for. */
+static int inline_node(struct wsched_uring_inode *n, const struct wsched_sqe *w,
+		       unsigned int i)
+{
+	const __u32 *preds = w->nr_preds == 1 ? &w->pred :
+			     (const __u32 *)(uintptr_t)w->preds_ptr;
+	unsigned int p;
+
+	if ((w->flags & ~(WSCHED_URING_INODE_FLAGS | WSCHED_SQE_GRAPH_END)) ||
+	    w->user_data || w->nr_preds > i || (w->nr_preds > 1 && !preds))
+		return -EINVAL;
+	if (w->buf > 0xff || w->buf2 > 0xff || w->off > 0xffffffffULL ||
+	    w->len > 0xffffffffULL)
+		return -ERANGE;
+	n->op = (__u16)w->op;
+	if (n->op != w->op)
+		return -EINVAL;
+	n->flags = w->flags & WSCHED_URING_INODE_FLAGS;
+	for (p = 0; p < w->nr_preds; p++) {
+		if (preds[p] >= i)
+			return -EINVAL;
+		n->preds |= 1U << preds[p];
+	}
+	n->buf = (__u8)w->buf;
+	n->buf2 = (__u8)w->buf2;
+	n->off = (__u32)w->off;
+	n->len = (__u32)w->len;
+	n->arg = w->arg;
+	return 0;
+}
+
+WSCHED_EXPORT int wsched_prep_uring_inline(struct io_uring_sqe *sqe,
+					   struct wsched_ring *ring,
+					   const struct wsched_sqe *nodes,
+					   unsigned int nr, __u32 tag)
+{
+	struct wsched_uring_inline uc;
+	unsigned int i;
+	int ret;
+
+	if (!nr || nr > WSCHED_URING_INLINE_MAX || !nodes)
+		return -EINVAL;
+	memset(&uc, 0, sizeof(uc));
+	uc.version = WSCHED_URING_INLINE_V1;
+	uc.nr = (__u8)nr;
+	uc.tag = tag;
+	for (i = 0; i < nr; i++) {
+		ret = inline_node(&uc.nodes[i], &nodes[i], i);
+		if (ret)
+			return ret;
+	}
+	/* A 128-byte SQE: the cmd area (offset 48) holds the 80 bytes. */
+	memset(sqe, 0, 128);
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = ring->fd;
+	sqe->cmd_op = WSCHED_URING_CMD_INLINE;
+	memcpy(sqe->cmd, &uc, sizeof(uc));
 	return (int)nr;
 }
 

@@ -208,6 +208,24 @@ int wsched_submit_and_wait(struct wsched_ring *ring, unsigned int wait_nr);
 struct io_uring_sqe;
 int wsched_prep_uring_cmd(struct io_uring_sqe *sqe, struct wsched_ring *ring);
 
+/*
+ * Prepare @sqe, an SQE of an io_uring set up with IORING_SETUP_SQE128
+ * (128 bytes: the payload fills its 80-byte cmd area), as an
+ * IORING_OP_URING_CMD that carries a graph of @nr (1..
+ * WSCHED_URING_INLINE_MAX) nodes itself: @nodes, prepared with the
+ * wsched_prep_*() and wsched_sqe_set_*() helpers on the caller's own array
+ * (not the ring's SQ; WSCHED_SQE_GRAPH_END is implied).  Node i's wsched
+ * completion carries user_data ((__u64)@tag << 32 | i): the nodes' own
+ * user_data cannot be carried.  Returns @nr, or -EINVAL (bad @nr, a flag
+ * other than SOFT_FAIL, NO_CQE or GRAPH_END, a user_data set, a
+ * predecessor not below its node), -ERANGE (a buffer index above 255 or
+ * an offset or length above 32 bits, which the payload cannot carry); the
+ * kernel checks the rest.  Needs WSCHED_FEAT_URING_INLINE.
+ */
+int wsched_prep_uring_inline(struct io_uring_sqe *sqe, struct wsched_ring *ring,
+			     const struct wsched_sqe *nodes, unsigned int nr,
+			     __u32 tag);
+
 /* Entries the last submit call consumed (also after an error). */
 static inline unsigned int wsched_last_submitted(const struct wsched_ring *ring)
 {

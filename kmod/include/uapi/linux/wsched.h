@@ -77,6 +77,7 @@
 #define WSCHED_FEAT_BUFFERS	_BITULL(2)	/* registered buffers, data ops */
 #define WSCHED_FEAT_OP_NAMES	_BITULL(3)	/* OP_LOOKUP, OP_LIST */
 #define WSCHED_FEAT_URING_CMD	_BITULL(4)	/* IORING_OP_URING_CMD */
+#define WSCHED_FEAT_URING_INLINE _BITULL(5)	/* WSCHED_URING_CMD_INLINE */
 
 /**
  * struct wsched_node - one node of a task graph
@@ -503,6 +504,64 @@ struct wsched_uring_submit {
 	__u32 nr;
 	__u32 flags;
 	__u64 resv;
+};
+
+/*
+ * WSCHED_URING_CMD_INLINE: the graph is in the command itself, the 80-byte
+ * cmd area of an SQE of a ring set up with IORING_SETUP_SQE128 (refused
+ * with EINVAL on a ring of 64-byte SQEs).  It needs the file's rings (its
+ * nodes post their completions to the wsched CQ) but not its SQ.
+ */
+#define WSCHED_URING_CMD_INLINE	_IOW(WSCHED_IOC_MAGIC, 0x21, struct wsched_uring_inline)
+
+#define WSCHED_URING_INLINE_V1	1	/* struct wsched_uring_inline.version */
+#define WSCHED_URING_INLINE_MAX	3	/* most nodes of an inline graph */
+/* Flags an inline node may carry. */
+#define WSCHED_URING_INODE_FLAGS (WSCHED_NODE_SOFT_FAIL | WSCHED_SQE_NO_CQE)
+
+/**
+ * struct wsched_uring_inode - one node of an inline graph
+ * @op: WSCHED_OP_* or a registered operation (WSCHED_IOC_OP_LOOKUP)
+ * @flags: WSCHED_URING_INODE_FLAGS
+ * @preds: its predecessors: bit i set for node i, only bits below the
+ *	node's own index (so the graph is acyclic)
+ * @buf: as struct wsched_sqe.buf
+ * @buf2: as struct wsched_sqe.buf2
+ * @resv: zero
+ * @off: as struct wsched_sqe.off
+ * @len: as struct wsched_sqe.len
+ * @arg: as struct wsched_sqe.arg
+ */
+struct wsched_uring_inode {
+	__u16 op;
+	__u8 flags;
+	__u8 preds;
+	__u8 buf;
+	__u8 buf2;
+	__u16 resv;
+	__u32 off;
+	__u32 len;
+	__u64 arg;
+};
+
+/**
+ * struct wsched_uring_inline - payload of WSCHED_URING_CMD_INLINE
+ * @version: WSCHED_URING_INLINE_V1
+ * @nr: nodes in @nodes, 1..WSCHED_URING_INLINE_MAX
+ * @flags: zero
+ * @tag: node i's completion in the wsched CQ carries user_data
+ *	((__u64)@tag << 32 | i)
+ * @nodes: the graph; those from @nr on must be all zero
+ *
+ * The io_uring completion carries the graph's result, as for
+ * WSCHED_URING_CMD_SUBMIT.
+ */
+struct wsched_uring_inline {
+	__u8 version;
+	__u8 nr;
+	__u16 flags;
+	__u32 tag;
+	struct wsched_uring_inode nodes[WSCHED_URING_INLINE_MAX];
 };
 
 #endif /* _UAPI_LINUX_WSCHED_H */
