@@ -13,10 +13,15 @@
  *           helpers), the caller running its own share and then waiting
  *           for the others (flush_work());
  *   job     ws_job_run() with the default pool: the loading process's
- *           own transient worker set, the caller taking part;
- *   job_system  ws_job_run() in ws_system_pool, whose workers exist
- *           already: the job without the cost of making and stopping
- *           the transient threads.
+ *           own worker set, the caller taking part; its threads are made
+ *           by the first job and kept (while they are used) by the next;
+ *   job_system  ws_job_run() in ws_system_pool, kthreads of no process.
+ *
+ * The default job must be charged to the loading process: every chunk
+ * that a helper runs must run on a thread of the process (a user worker,
+ * where the kernel has them) or, elsewhere, on a kthread worker of a
+ * wsched pool (ws/<cpu>:u<n>, moved into the process's cgroups);
+ * loading fails with -EIO otherwise.
  *
  * After each run every page is checked: all zero after a clear, and
  * after a copy the pattern of its source page, which depends on the
@@ -46,6 +51,8 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -86,13 +93,33 @@ enum pages_op { PAGES_CLEAR, PAGES_COPY };
  * @src: the pages copied from
  * @nr: pages in each of @dst and @src
  * @op: what a run does to pages [begin, end)
+ * @caller: the loading thread
+ * @helped: chunks of the default job run by a thread other than @caller
+ * @foreign: of those, chunks run on a thread not charged to the caller
+ * @check_owner: a default job is running: count @helped and @foreign
  */
 struct pages_set {
 	struct page **dst;
 	struct page **src;
 	unsigned long nr;
 	enum pages_op op;
+	struct task_struct *caller;
+	atomic_t helped;
+	atomic_t foreign;
+	bool check_owner;
 };
+
+/* Whether the current thread's time is charged to @set->caller's process. */
+static bool pages_charged(const struct pages_set *set)
+{
+	/* A user worker thread of the process (6.11 and later)... */
+	if (same_thread_group(current, set->caller))
+		return true;
+	/* ...or, on kernels without them, a kthread worker "ws/<cpu>:u<n>". */
+	return (current->flags & PF_KTHREAD) &&
+	       !strncmp(current->comm, "ws/", 3) &&
+	       strstr(current->comm, ":u");
+}
 
 /* Clear or copy pages [@begin, @end) of @set. */
 static void pages_range(unsigned long begin, unsigned long end, void *arg)
@@ -100,6 +127,12 @@ static void pages_range(unsigned long begin, unsigned long end, void *arg)
 	struct pages_set *set = arg;
 	unsigned long i;
 
+	/* Written before the job, read after it: ordered by ws_job_run(). */
+	if (set->check_owner && current != set->caller) {
+		atomic_inc(&set->helped);
+		if (!pages_charged(set))
+			atomic_inc(&set->foreign);
+	}
 	for (i = begin; i < end; i++) {
 		if (set->op == PAGES_CLEAR)
 			clear_page(page_address(set->dst[i]));
@@ -261,7 +294,9 @@ static int pages_once(struct pages_set *set, enum pages_variant variant,
 		ret = pages_static(set, nr_threads);
 		break;
 	case PAGES_JOB:
+		set->check_owner = true;
 		ret = pages_job(set, nr_threads, NULL);
+		set->check_owner = false;
 		break;
 	default:
 		ret = pages_job(set, nr_threads, ws_system_pool);
@@ -278,6 +313,12 @@ static int pages_once(struct pages_set *set, enum pages_variant variant,
 		pr_err("op=%s variant=%s: %lu of %lu pages wrong\n",
 		       pages_op_name(set), pages_variant_name[variant], bad,
 		       set->nr);
+		return -EIO;
+	}
+	if (atomic_read(&set->foreign)) {
+		pr_err("op=%s variant=%s: %d chunks ran on threads not charged to the caller\n",
+		       pages_op_name(set), pages_variant_name[variant],
+		       atomic_read(&set->foreign));
 		return -EIO;
 	}
 	return 0;
@@ -405,6 +446,7 @@ static int __init wsched_pages_init(void)
 	if (!set.dst || !set.src)
 		goto out;
 	pages_fill(set.src, set.nr, true);
+	set.caller = current;
 
 	set.op = PAGES_CLEAR;
 	ret = pages_op(&set, nr_threads);
@@ -414,8 +456,8 @@ static int __init wsched_pages_init(void)
 	ret = pages_op(&set, nr_threads);
 	if (ret)
 		goto out;
-	pr_info("%lu pages cleared and copied four ways, all checked ok\n",
-		set.nr);
+	pr_info("%lu pages cleared and copied four ways, all checked ok; %d chunks of the default job on the caller's helpers\n",
+		set.nr, atomic_read(&set.helped));
 out:
 	pages_free(set.dst, set.nr);
 	pages_free(set.src, set.nr);
