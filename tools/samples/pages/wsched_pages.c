@@ -601,8 +601,8 @@ static int __init wsched_pages_init(void)
 		for (i = 0; i < set.nr; i++)
 			set.nodes[i] = NUMA_NO_NODE;
 	}
-	set.dst = pages_alloc(set.nr, set.nodes != NULL);
-	set.src = pages_alloc(set.nr, set.nodes != NULL);
+	set.dst = pages_alloc(set.nr, !!set.nodes);
+	set.src = pages_alloc(set.nr, !!set.nodes);
 	if (!set.dst || !set.src)
 		goto out;
 	set.caller = current;
