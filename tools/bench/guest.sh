@@ -80,8 +80,32 @@ ws_switches() {
 	echo "$n $sw"
 }
 
+# The iterations of one nice-0 spinner pinned to each CPU, run together for $ms ms:
+# the competitor keeps every vCPU busy, alone or beside a job, so that
+# the host (which runs each vCPU as a thread, among other guests) gives
+# the guest the same CPU time in both and only the guest's scheduling
+# differs.
+spin_all() {
+	i=0 pids=
+	while [ $i -lt "$ncpu" ]; do
+		# Pinned, one per CPU: fork placement beside a job's threads
+		# is not what is measured.
+		taskset $((1 << i)) $hog spin "$ms" >/tmp/spin.$i &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	# shellcheck disable=SC2086 # a list of pids
+	wait $pids
+	sum=0 i=0
+	while [ $i -lt "$ncpu" ]; do
+		sum=$((sum + $(sed 's/iters=\([0-9]*\).*/\1/' /tmp/spin.$i)))
+		i=$((i + 1))
+	done
+	echo $sum
+}
+
 # Good citizenship (BENCH_ONLY=citizen): a nice-0 CPU-bound competitor's
-# throughput alone and beside a saturating job (wsched_pages loop_s, the
+# (one spinner per CPU) throughput alone and beside a saturating job (wsched_pages loop_s, the
 # default pool: the caller's own worker set) run at nice 19, from a
 # SCHED_IDLE caller and, for reference, at nice 0; the wake-ups per second
 # of the idle system pool over 10 s; and on a PREEMPT_RT kernel the
@@ -99,21 +123,22 @@ run_citizen() {
 		return
 	fi
 	ms=$(param citizen_ms 4000)
+	ncpu=$(grep -c ^processor /proc/cpuinfo)
 	# Alone, twice: the better one is the baseline.
-	a1=$($hog spin "$ms" | sed 's/iters=\([0-9]*\).*/\1/')
-	a2=$($hog spin "$ms" | sed 's/iters=\([0-9]*\).*/\1/')
+	a1=$(spin_all)
+	a2=$(spin_all)
 	alone=$((a1 > a2 ? a1 : a2))
 	for how in nice19 idle nice0; do
 		$hog sched $how insmod $ko size_mb=16 loop_s=$((ms / 1000 + 3)) &
 		job=$!
 		sleep 1
-		beside=$($hog spin "$ms" | sed 's/iters=\([0-9]*\).*/\1/')
+		beside=$(spin_all)
 		wait $job
 		st=$?
 		rmmod wsched_pages 2>/dev/null
 		[ $st -eq 0 ] || echo "# citizen-exit $how $st" >&3
 		# Rows: time per 1000 iterations; ratio = beside / alone.
-		echo "wsched_pages: row name=interference_$how baseline=alone base_ns=$((ms * 1000000000 / alone)) ws_ns=$((ms * 1000000000 / (beside > 0 ? beside : 1))) ratio=$(ratio "$beside" "$alone") iters_alone=$alone iters_beside=$beside" >&3
+		echo "wsched_pages: row name=interference_$how baseline=alone base_ns=$((ms * 1000000000 / alone)) ws_ns=$((ms * 1000000000 / (beside > 0 ? beside : 1))) ratio=$(ratio "$beside" "$alone") iters_alone=$alone iters_beside=$beside spinners=$ncpu" >&3
 	done
 	dmesg | grep 'wsched_pages: loop' | sed 's/^\[[^]]*\] //' >&3
 
