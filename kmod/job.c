@@ -16,28 +16,38 @@
  * The pool is the one the job names or, by default, one that charges the
  * work to the caller: the caller's own pool if it is a wsched worker, the
  * system pool for a kthread (which belongs to no process) or an exiting
- * process, and for a
- * thread of a user process a transient user pool of that process
- * (ws_pool_create_user()), grown by as many threads as the job can use
- * and destroyed when the job is done.  Where no helper can be had the
- * caller runs every chunk itself.
+ * process, and for a thread of a user process that process's own worker
+ * set, the pool /dev/wsched runs its graphs in (proc.c), grown by as many
+ * threads as the job can use.  The process's entry is kept in a small
+ * cache after the job, so that the next job finds the pool and its idle
+ * threads; an entry unused for as long as an idle worker stays
+ * (ws_worker_idle_ms) is dropped by a delayed work that runs only while
+ * the cache holds entries.  Where no helper can be had the caller runs
+ * every chunk itself.
  */
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/export.h>
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
+#include <linux/list.h>
 #include <linux/log2.h>
 #include <linux/math.h>
 #include <linux/minmax.h>
+#include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/overflow.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
+#include <linux/workqueue.h>
 #include <linux/wsched.h>
 
 #include "wsched_internal.h"
+#include "wsd_proc.h"
 
 /*
  * Chunks per thread: enough that a thread slowed to half speed leaves
@@ -339,10 +349,11 @@ static struct ws_pool *ws_job_own_pool(void)
 }
 
 /*
- * The job in a user pool of the calling process made for it, grown by up
- * to @threads - 1 threads if @grow, and destroyed afterwards.
+ * For the tests: the job in a user pool of the calling process made for
+ * it and never grown, as a process that may not have another thread
+ * (pids.max, RLIMIT_NPROC) gets none, then destroyed.
  */
-static void ws_job_transient(struct ws_job_state *st, bool grow)
+static void ws_job_threadless(struct ws_job_state *st)
 {
 	unsigned int want = min(st->threads,
 				cpumask_weight(current->cpus_ptr)) - 1;
@@ -357,11 +368,158 @@ static void ws_job_transient(struct ws_job_state *st, bool grow)
 		ws_job_exec(st, NULL, 0);
 		return;
 	}
-	/* Threads that cannot be made (pids.max, RLIMIT_NPROC): fewer. */
-	if (grow)
-		ws_user_grow(pool, want);
 	ws_job_exec(st, pool, min(want, ws_pool_nr_workers(pool)));
 	ws_pool_destroy(pool);
+}
+
+/* ---- the worker sets of user processes, kept between jobs ---- */
+
+/**
+ * struct ws_job_proc - a process whose worker set ran jobs
+ * @link: in ws_job_procs
+ * @proc: the process's entry (proc.c), with a reference of the cache
+ * @users: jobs of the process running now
+ * @last: jiffies when the last of them finished
+ *
+ * All fields are under ws_job_procs_lock.
+ */
+struct ws_job_proc {
+	struct list_head link;
+	struct wsd_proc *proc;
+	unsigned int users;
+	unsigned long last;
+};
+
+static LIST_HEAD(ws_job_procs);
+/* Guards ws_job_procs and its entries; taken outside wsd_procs_lock. */
+static DEFINE_MUTEX(ws_job_procs_lock);
+
+static void ws_job_reap(struct work_struct *work);
+static DECLARE_DELAYED_WORK(ws_job_reaper, ws_job_reap);
+
+/*
+ * Drop the entries unused for ws_user_idle_jiffies(): by then their
+ * threads have left.  Comes back while entries remain, never otherwise.
+ */
+static void ws_job_reap(struct work_struct *work)
+{
+	unsigned long idle = ws_user_idle_jiffies(), next = jiffies + idle;
+	struct ws_job_proc *jp, *tmp;
+	bool again = false;
+	LIST_HEAD(dead);
+
+	mutex_lock(&ws_job_procs_lock);
+	list_for_each_entry_safe(jp, tmp, &ws_job_procs, link) {
+		if (jp->users)
+			continue;
+		if (time_after_eq(jiffies, jp->last + idle)) {
+			list_move(&jp->link, &dead);
+			continue;
+		}
+		if (time_before(jp->last + idle, next))
+			next = jp->last + idle;
+		again = true;
+	}
+	/* Entries in use are seen again when their job finishes. */
+	if (again)
+		mod_delayed_work(system_wq, &ws_job_reaper,
+				 max_t(long, next - jiffies, 1));
+	mutex_unlock(&ws_job_procs_lock);
+	list_for_each_entry_safe(jp, tmp, &dead, link) {
+		/* The last reference stops the threads and frees the pool. */
+		wsd_proc_put(jp->proc);
+		kfree(jp);
+	}
+}
+
+/*
+ * The calling process's entry, found or made (with its pool, proc.c),
+ * in use until ws_job_proc_put(); NULL without memory.
+ */
+static struct ws_job_proc *ws_job_proc_get(void)
+{
+	struct pid *tgid = task_tgid(current);
+	struct ws_job_proc *jp;
+	struct wsd_proc *proc;
+
+	mutex_lock(&ws_job_procs_lock);
+	list_for_each_entry(jp, &ws_job_procs, link)
+		if (jp->proc->tgid == tgid)
+			goto found;
+	jp = kzalloc(sizeof(*jp), GFP_KERNEL_ACCOUNT);
+	if (!jp)
+		goto out;
+	proc = wsd_proc_get();
+	if (IS_ERR(proc)) {
+		kfree(jp);
+		jp = NULL;
+		goto out;
+	}
+	jp->proc = proc;
+	list_add(&jp->link, &ws_job_procs);
+found:
+	jp->users++;
+out:
+	mutex_unlock(&ws_job_procs_lock);
+	return jp;
+}
+
+static void ws_job_proc_put(struct ws_job_proc *jp)
+{
+	mutex_lock(&ws_job_procs_lock);
+	jp->last = jiffies;
+	if (!--jp->users && !delayed_work_pending(&ws_job_reaper))
+		queue_delayed_work(system_wq, &ws_job_reaper,
+				   ws_user_idle_jiffies());
+	mutex_unlock(&ws_job_procs_lock);
+}
+
+/**
+ * ws_job_exit - drop the cached worker sets, at module exit
+ *
+ * No job can be running: a caller's module holds a reference to wsched.
+ *
+ * Context: process context, sleeps.
+ */
+void ws_job_exit(void)
+{
+	struct ws_job_proc *jp, *tmp;
+
+	cancel_delayed_work_sync(&ws_job_reaper);
+	list_for_each_entry_safe(jp, tmp, &ws_job_procs, link) {
+		list_del(&jp->link);
+		wsd_proc_put(jp->proc);
+		kfree(jp);
+	}
+}
+
+/*
+ * The job in the calling process's own worker set, grown to the threads
+ * the job can use, the caller's scheduling attributes and cgroups given
+ * to kthread workers first (ws_user_refresh()).
+ */
+static void ws_job_own_process(struct ws_job_state *st)
+{
+	unsigned int want = min(st->threads,
+				cpumask_weight(current->cpus_ptr)) - 1;
+	struct ws_job_proc *jp;
+	struct ws_pool *pool;
+
+	if (!want) {
+		ws_job_exec(st, NULL, 0);
+		return;
+	}
+	jp = ws_job_proc_get();
+	if (!jp) {
+		ws_job_exec(st, NULL, 0);
+		return;
+	}
+	pool = jp->proc->pool;
+	ws_user_refresh(pool);
+	/* Threads that cannot be made (pids.max, RLIMIT_NPROC): fewer. */
+	ws_user_grow(pool, want);
+	ws_job_exec(st, pool, ws_job_helpers(pool, st->threads));
+	ws_job_proc_put(jp);
 }
 
 static int ws_job_check(const struct ws_job *job)
@@ -377,7 +535,7 @@ static int ws_job_check(const struct ws_job *job)
 	return 0;
 }
 
-static int __ws_job_run(const struct ws_job *job, bool transient, bool grow)
+static int __ws_job_run(const struct ws_job *job, bool threadless)
 {
 	struct ws_job_state st;
 	struct ws_pool *pool;
@@ -394,7 +552,11 @@ static int __ws_job_run(const struct ws_job *job, bool transient, bool grow)
 		return 0;
 	}
 	pool = job->pool;
-	if (!pool && !transient) {
+	if (!pool && threadless) {
+		ws_job_threadless(&st);
+		return 0;
+	}
+	if (!pool) {
 		pool = ws_job_own_pool();
 		/*
 		 * No process to charge and none to add threads to: a
@@ -408,7 +570,7 @@ static int __ws_job_run(const struct ws_job *job, bool transient, bool grow)
 	if (pool)
 		ws_job_exec(&st, pool, ws_job_helpers(pool, st.threads));
 	else
-		ws_job_transient(&st, grow);
+		ws_job_own_process(&st);
 	return 0;
 }
 
@@ -429,10 +591,11 @@ static int __ws_job_run(const struct ws_job *job, bool transient, bool grow)
  * The helpers are tasks of @job->pool or, if that is NULL, of the
  * calling thread's own pool when it is a wsched worker, else of
  * ws_system_pool when it is a kthread (or a process that is exiting),
- * else of a user pool of the calling
- * process made for the job, grown by up to @job->max_threads - 1 threads
- * (no more than the CPUs the caller may use, less one) and destroyed
- * before the call returns.  On kernels with user worker threads those
+ * else of the calling process's own worker set, the user pool that
+ * /dev/wsched runs the process's graphs in, grown if need be to
+ * @job->max_threads - 1 threads (no more than the CPUs the caller may
+ * use, less one) and kept after the job, its idle threads leaving after
+ * the wsched.worker_idle_ms parameter.  On kernels with user worker threads those
  * are threads of the calling process: its cgroups, nice level, cpuset,
  * pids.max and RLIMIT_NPROC apply and their CPU time is the process's;
  * on others they are kthreads moved into the caller's cgroups with its
@@ -456,13 +619,13 @@ static int __ws_job_run(const struct ws_job *job, bool transient, bool grow)
  */
 int ws_job_run(const struct ws_job *job)
 {
-	return __ws_job_run(job, false, true);
+	return __ws_job_run(job, false);
 }
 EXPORT_SYMBOL_GPL(ws_job_run);
 
 /**
- * ws_job_run_threadless - ws_job_run() in a transient user pool that gets
- *	no thread
+ * ws_job_run_threadless - ws_job_run() in a user pool made for the job
+ *	that gets no thread
  * @job: the job; its @pool must be NULL
  *
  * For the tests: the path of a caller whose process may not have another
@@ -475,6 +638,6 @@ int ws_job_run_threadless(const struct ws_job *job)
 {
 	if (job && job->pool)
 		return -EINVAL;
-	return __ws_job_run(job, true, false);
+	return __ws_job_run(job, true);
 }
 EXPORT_SYMBOL_NS_GPL(ws_job_run_threadless, WSCHED_INTERNAL);

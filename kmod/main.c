@@ -44,6 +44,8 @@ err_debugfs:
 
 static void __exit ws_exit(void)
 {
+	/* The worker sets that jobs kept, before the processes' table. */
+	ws_job_exit();
 	ws_dev_exit();
 	ws_pm_exit();
 	ws_system_pool_exit();

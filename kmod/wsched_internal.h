@@ -304,8 +304,9 @@ bool ws_help_drain(struct ws_worker *worker, bool (*cond)(void *arg),
 		   void *arg);
 struct ws_pool *ws_pool_create_user(void);
 
-/* ws_job_run() in a transient user pool that gets no thread (tests). */
+/* ws_job_run() in a user pool made for it that gets no thread (tests). */
 int ws_job_run_threadless(const struct ws_job *job);
+void ws_job_exit(void);
 
 /*
  * Queue a ready task that its group already counts (the caller added it

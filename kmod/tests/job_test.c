@@ -365,7 +365,7 @@ static void job_from_task(struct kunit *test)
 }
 
 /*
- * A kthread whose job gets no helper thread: the transient user pool
+ * A kthread whose job gets no helper thread: a user pool made for it
  * of a process that may not have one more thread.  Everything runs on
  * the kthread.  Then the default path of a kthread (ws_system_pool).
  */

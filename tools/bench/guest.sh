@@ -55,6 +55,122 @@ run_pages() {
 	dmesg | grep 'wsched_pages:.*wrong' | sed 's/^\[[^]]*\] //' >&3
 }
 
+# Print "a.bcd" for the integer ratio $1 / $2.
+ratio() {
+	r=$(($1 * 1000 / $2))
+	printf '%d.%03d' $((r / 1000)) $((r % 1000))
+}
+
+# The sum of the context switches of the wsched threads named ws/*:$1
+# (every wake-up of a sleeping thread is one): "<threads> <switches>".
+ws_switches() {
+	n=0 sw=0
+	for d in /proc/[0-9]*; do
+		case $(cat "$d/comm" 2>/dev/null) in
+		ws/*:"$1") ;;
+		*) continue ;;
+		esac
+		for t in "$d"/task/*; do
+			v=$(sed -n 's/^voluntary_ctxt_switches:[^0-9]*//p' "$t/status" 2>/dev/null)
+			w=$(sed -n 's/^nonvoluntary_ctxt_switches:[^0-9]*//p' "$t/status" 2>/dev/null)
+			sw=$((sw + ${v:-0} + ${w:-0}))
+		done
+		n=$((n + 1))
+	done
+	echo "$n $sw"
+}
+
+# The iterations of one nice-0 spinner pinned to each CPU, run together for $ms ms:
+# the competitor keeps every vCPU busy, alone or beside a job, so that
+# the host (which runs each vCPU as a thread, among other guests) gives
+# the guest the same CPU time in both and only the guest's scheduling
+# differs.
+spin_all() {
+	i=0 pids=
+	while [ $i -lt "$ncpu" ]; do
+		# Pinned, one per CPU: fork placement beside a job's threads
+		# is not what is measured.
+		taskset $((1 << i)) $hog spin "$ms" >/tmp/spin.$i &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	# shellcheck disable=SC2086 # a list of pids
+	wait $pids
+	sum=0 i=0
+	while [ $i -lt "$ncpu" ]; do
+		sum=$((sum + $(sed 's/iters=\([0-9]*\).*/\1/' /tmp/spin.$i)))
+		i=$((i + 1))
+	done
+	echo $sum
+}
+
+# Good citizenship (BENCH_ONLY=citizen): a nice-0 CPU-bound competitor's
+# (one spinner per CPU) throughput alone and beside a saturating job (wsched_pages loop_s, the
+# default pool: the caller's own worker set) run at nice 19, from a
+# SCHED_IDLE caller and, for reference, at nice 0; the wake-ups per second
+# of the idle system pool over 10 s; and on a PREEMPT_RT kernel the
+# wake-up latency of a SCHED_FIFO thread alone and beside a job.
+run_citizen() {
+	only=$(param only "")
+	case ",$only," in
+	,,|*,citizen,*) ;;
+	*) return ;;
+	esac
+	hog=/lib/wsched/wsched_hog
+	ko=/lib/wsched/wsched_pages.ko
+	if [ ! -x $hog ] || [ ! -f $ko ]; then
+		echo "# citizen-exit missing" >&3
+		return
+	fi
+	ms=$(param citizen_ms 4000)
+	ncpu=$(grep -c ^processor /proc/cpuinfo)
+	# Alone right before each run beside a job: the host's load drifts
+	# over a minute, less over ten seconds.
+	for how in nice19 idle nice0; do
+		alone=$(spin_all)
+		$hog sched $how insmod $ko size_mb=16 loop_s=$((ms / 1000 + 3)) &
+		job=$!
+		sleep 1
+		beside=$(spin_all)
+		wait $job
+		st=$?
+		rmmod wsched_pages 2>/dev/null
+		[ $st -eq 0 ] || echo "# citizen-exit $how $st" >&3
+		# Rows: time per 1000 iterations; ratio = beside / alone.
+		echo "wsched_pages: row name=interference_$how baseline=alone base_ns=$((ms * 1000000000 / alone)) ws_ns=$((ms * 1000000000 / (beside > 0 ? beside : 1))) ratio=$(ratio "$beside" "$alone") iters_alone=$alone iters_beside=$beside spinners=$ncpu" >&3
+	done
+	dmesg | grep 'wsched_pages: loop' | sed 's/^\[[^]]*\] //' >&3
+
+	# Idle wake-ups: the system pool, idle after the jobs above.
+	sleep 2
+	x=$(ws_switches system)
+	t0=${x#* }
+	sleep 10
+	x=$(ws_switches system)
+	wk=$((${x#* } - t0))
+	echo "wsched_pages: row name=idle_wakeups baseline=- base_ns=- ws_ns=- ratio=- wakeups=$wk per_s=$(ratio "$wk" 10) threads=${x% *} seconds=10" >&3
+
+	# Wake-up latency of a SCHED_FIFO thread (PREEMPT_RT only).
+	if uname -v | grep -q PREEMPT_RT; then
+		cyc=$($hog cyclic "$ms" 1000)
+		echo "# cyclic alone $cyc" >&3
+		ma=$(echo "$cyc" | sed 's/.*max_ns=//')
+		va=$(echo "$cyc" | sed 's/.*avg_ns=\([0-9]*\).*/\1/')
+		insmod $ko size_mb=16 loop_s=$((ms / 1000 + 3)) &
+		job=$!
+		sleep 1
+		cyc=$($hog cyclic "$ms" 1000)
+		wait $job
+		rmmod wsched_pages 2>/dev/null
+		echo "# cyclic beside $cyc" >&3
+		mb=$(echo "$cyc" | sed 's/.*max_ns=//')
+		vb=$(echo "$cyc" | sed 's/.*avg_ns=\([0-9]*\).*/\1/')
+		echo "wsched_pages: row name=rt_latency_max baseline=alone base_ns=$ma ws_ns=$mb ratio=$(ratio "$ma" "$((mb > 0 ? mb : 1))") interval_us=1000" >&3
+		echo "wsched_pages: row name=rt_latency_avg baseline=alone base_ns=$va ws_ns=$vb ratio=$(ratio "$va" "$((vb > 0 ? vb : 1))") interval_us=1000" >&3
+	fi
+	echo "# citizen-done" >&3
+}
+
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
 exec 3>/dev/ttyS1
 echo "# bench cpus=$(grep -c ^processor /proc/cpuinfo) kernel=$(uname -r)" >&3
@@ -72,6 +188,7 @@ if insmod /lib/wsched/wsched.ko; then
 	dmesg | grep 'wsched_bench: \(row\|runs\|start\|stats\|done\)' | sed 's/^\[[^]]*\] //' >&3
 	dmesg | grep 'wsched_bench:.*MISMATCH' | sed 's/^\[[^]]*\] //' >&3
 	run_pages
+	run_citizen
 	# /dev/wsched from user space; it takes the same key=value words
 	# and ignores those it does not know.
 	# wsbench.profile=N: a function_graph trace of N ENTER calls of 64

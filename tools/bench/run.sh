@@ -10,8 +10,11 @@
 #   BENCH_CPUS   guest CPUs (default: nproc)
 #   BENCH_ONLY   comma list of fib,nqueens,uts,crc32c,wavefront (module),
 #                nop_ring,diamond_latency,one_graph_wait,random_dag,crc32c_user,
-#                uring_chain (wsched_ubench) and pages (tools/samples/pages: page clear
-#                and copy, idle and beside a CPU hog); default all
+#                uring_chain (wsched_ubench) and pages (tools/samples/pages: page
+#                clear and copy, idle and beside a CPU hog), citizen (a nice-0
+#                task beside a nice-19 / SCHED_IDLE / nice-0 job, the idle
+#                system pool's wake-ups, and on PREEMPT_RT a SCHED_FIFO
+#                thread's wake-up latency beside a job); default all
 #   BENCH_RUNS   rounds, each running every variant once (default 5; the
 #                module's fib takes at least 5)
 #   BENCH_ARGS   more parameters of the module and wsched_ubench (each takes
@@ -93,6 +96,12 @@ if ! "${ub_cc[@]}" -o "$ub" "${ub_src[@]}" "${ub_libs[@]}" >"$out/ubench.log" 2>
 	rm -f "$ub"
 fi
 
+# The competitor, nice/chrt and cyclictest of the citizen rows.
+if ! gcc -O2 -static -Wall -o "$out/wsched_hog" "$BENCH_DIR/wsched_hog.c" >"$out/hog.log" 2>&1; then
+	log "bench: wsched_hog build failed, see $out/hog.log; no citizen rows"
+	rm -f "$out/wsched_hog"
+fi
+
 r=$out/initramfs
 mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,lib/wsched}
 cp /bin/busybox "$r/bin/busybox"
@@ -104,6 +113,7 @@ chmod 755 "$r/init"
 cp "$m/kmod/wsched.ko" "$m/tools/bench/wsched_bench.ko" \
 	"$m/tools/samples/pages/wsched_pages.ko" "$r/lib/wsched/"
 [[ -f $ub ]] && cp "$ub" "$r/lib/wsched/"
+[[ -f $out/wsched_hog ]] && cp "$out/wsched_hog" "$r/lib/wsched/"
 (cd "$r" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out/initramfs.cpio.gz"
 
 append="console=ttyS0 panic=-1 oops=panic softlockup_panic=1 mitigations=off"

@@ -28,6 +28,9 @@ def fmt(ns):
 
 def spread(lo, hi):
     a, b = fmt(lo), fmt(hi)
+    if a == '-' or b == '-':
+        return '-'
+
     if a[-2:] == b[-2:]:
         a = a[:-3]
     return '%s-%s' % (a, b)
@@ -59,7 +62,8 @@ def main():
                                       'base_max'))
         table.append((r['name'], r['baseline'], fmt(r['base_ns']),
                       fmt(r['ws_ns']), r['ratio'],
-                      ratio_spread(r), spread(r['min'], r['max']), notes))
+                      ratio_spread(r), spread(r.get('min', '-'), r.get('max', '-')),
+                      notes))
     width = [max(len(t[i]) for t in table) for i in range(len(head))]
     for i, t in enumerate(table):
         print('  '.join(c.ljust(width[j]) if j in (0, 1, 7) else

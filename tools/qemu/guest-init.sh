@@ -465,6 +465,18 @@ if [ -f /lib/wsched/wsched_pages.ko ]; then
 	check sample_pages $? "wsched_pages.ko failed (a clear or copy left wrong pages, or error)"
 	rmmod wsched_pages
 	check rmmod_sample_pages $? "rmmod wsched_pages failed"
+	# NUMA placement: the chunks of a NUMA-aware job in ws_system_pool
+	# start on the node of their memory (pages allocated per node);
+	# skipped where the guest has one node (every stage but stock).
+	insmod /lib/wsched/wsched_pages.ko size_mb=16 reps=3 numa_check=1
+	st=$?
+	if [ $st -eq 0 ] && dmesg | grep -q 'wsched_pages: numa: check skipped'; then
+		skip sample_pages_numa "fewer than two NUMA nodes with CPUs"
+	else
+		check sample_pages_numa $st "wsched_pages.ko numa_check=1 failed (fewer than 2/3 of the chunks started on their memory's node, or wrong pages)"
+	fi
+	dmesg | grep 'wsched_pages: numa' | sed 's/^\[[^]]*\] //'
+	rmmod wsched_pages
 else
 	check sample_pages 1 "wsched_pages.ko missing"
 fi

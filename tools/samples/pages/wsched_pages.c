@@ -13,10 +13,15 @@
  *           helpers), the caller running its own share and then waiting
  *           for the others (flush_work());
  *   job     ws_job_run() with the default pool: the loading process's
- *           own transient worker set, the caller taking part;
- *   job_system  ws_job_run() in ws_system_pool, whose workers exist
- *           already: the job without the cost of making and stopping
- *           the transient threads.
+ *           own worker set, the caller taking part; its threads are made
+ *           by the first job and kept (while they are used) by the next;
+ *   job_system  ws_job_run() in ws_system_pool, kthreads of no process.
+ *
+ * The default job must be charged to the loading process: every chunk
+ * that a helper runs must run on a thread of the process (a user worker,
+ * where the kernel has them) or, elsewhere, on a kthread worker of a
+ * wsched pool (ws/<cpu>:u<n>, moved into the process's cgroups);
+ * loading fails with -EIO otherwise.
  *
  * After each run every page is checked: all zero after a clear, and
  * after a copy the pattern of its source page, which depends on the
@@ -26,7 +31,21 @@
  *
  *   wsched_pages: op=clear variant=job pages=16384 threads=2 us=1234
  *
- * for the fastest of @reps rounds, each round running every variant once.
+ * With @numa_check, on a machine with two or more nodes with CPUs, the
+ * pages are allocated in equal shares per such node, in node order (the
+ * shares ws_job_run() splits a NUMA-aware job into), and after each run
+ * of job_system (ws_system_pool, whose workers are bound to CPUs, so the
+ * helpers can be mailed to a node) the node each chunk started on is
+ * compared with the node of its memory: at least two thirds of the
+ * chunks of all runs must have started on their memory's node, or
+ * loading fails with -EIO.  Without two such nodes it prints that the
+ * check was skipped.
+ *
+ * With @loop_s it only runs the default job's clear over and over for
+ * that many seconds (the saturating job of the bench's interference and
+ * latency rows) and prints how many jobs ran.
+ *
+ * Each line is for the fastest of @reps rounds, each round running every variant once.
  * With @bench it also prints rows for tools/bench/run.sh (the format of
  * wsched_bench's): the job against one thread and against the static
  * split, and job_system against the static split (rows *_syspool), with
@@ -46,6 +65,8 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -75,6 +96,14 @@ static char *tag = "";
 module_param(tag, charp, 0444);
 MODULE_PARM_DESC(tag, "appended to the rows' names, e.g. \"_hog\" for a run beside a CPU hog");
 
+static unsigned int loop_s;
+module_param(loop_s, uint, 0444);
+MODULE_PARM_DESC(loop_s, "only clear the pages with ws_job_run() over and over for this many seconds (1 to 600), a saturating job for tools/bench");
+
+static bool numa_check;
+module_param(numa_check, bool, 0444);
+MODULE_PARM_DESC(numa_check, "check that the chunks of a NUMA-aware job start on the node of their memory");
+
 /* Pages per chunk of the job: 64 KiB, tens of microseconds of work. */
 #define PAGES_MIN_CHUNK	16
 
@@ -86,13 +115,43 @@ enum pages_op { PAGES_CLEAR, PAGES_COPY };
  * @src: the pages copied from
  * @nr: pages in each of @dst and @src
  * @op: what a run does to pages [begin, end)
+ * @caller: the loading thread
+ * @helped: chunks of the default job run by a thread other than @caller
+ * @foreign: of those, chunks run on a thread not charged to the caller
+ * @check_owner: a default job is running: count @helped and @foreign
+ * @start_node: while a checked job runs, the node each chunk started
+ *	on, at the index of its first page; %NUMA_NO_NODE elsewhere
+ * @nodes: @start_node's array (with @numa_check on two or more nodes)
  */
 struct pages_set {
 	struct page **dst;
 	struct page **src;
 	unsigned long nr;
 	enum pages_op op;
+	struct task_struct *caller;
+	atomic_t helped;
+	atomic_t foreign;
+	bool check_owner;
+	int *start_node;
+	int *nodes;
 };
+
+static const char *pages_op_name(const struct pages_set *set)
+{
+	return set->op == PAGES_CLEAR ? "clear" : "copy";
+}
+
+/* Whether the current thread's time is charged to @set->caller's process. */
+static bool pages_charged(const struct pages_set *set)
+{
+	/* A user worker thread of the process (6.11 and later)... */
+	if (same_thread_group(current, set->caller))
+		return true;
+	/* ...or, on kernels without them, a kthread worker "ws/<cpu>:u<n>". */
+	return (current->flags & PF_KTHREAD) &&
+	       !strncmp(current->comm, "ws/", 3) &&
+	       strstr(current->comm, ":u");
+}
 
 /* Clear or copy pages [@begin, @end) of @set. */
 static void pages_range(unsigned long begin, unsigned long end, void *arg)
@@ -100,6 +159,14 @@ static void pages_range(unsigned long begin, unsigned long end, void *arg)
 	struct pages_set *set = arg;
 	unsigned long i;
 
+	/* Written before the job, read after it: ordered by ws_job_run(). */
+	if (set->check_owner && current != set->caller) {
+		atomic_inc(&set->helped);
+		if (!pages_charged(set))
+			atomic_inc(&set->foreign);
+	}
+	if (set->start_node)
+		set->start_node[begin] = cpu_to_node(raw_smp_processor_id());
 	for (i = begin; i < end; i++) {
 		if (set->op == PAGES_CLEAR)
 			clear_page(page_address(set->dst[i]));
@@ -152,6 +219,97 @@ static unsigned long pages_check(struct pages_set *set)
 		cond_resched();
 	}
 	return bad;
+}
+
+/* ---- NUMA placement ---- */
+
+/* Nodes with CPUs, all with memory, for @numa_check; 0 to skip. */
+static unsigned int pages_numa_nodes(void)
+{
+	unsigned int nr = 0;
+	int node;
+
+	for_each_node_state(node, N_CPU) {
+		if (!node_state(node, N_MEMORY))
+			return 0;
+		nr++;
+	}
+	return nr >= 2 ? nr : 0;
+}
+
+/* The node whose share holds page @i, and the share's first page. */
+static int pages_share(unsigned long nr, unsigned long i, unsigned long *first)
+{
+	unsigned int nodes = pages_numa_nodes(), k = 0;
+	int node;
+
+	for_each_node_state(node, N_CPU) {
+		unsigned long lo = nr * k / nodes, hi = nr * (k + 1) / nodes;
+
+		if (i >= lo && i < hi) {
+			*first = lo;
+			return node;
+		}
+		k++;
+	}
+	*first = 0;
+	return NUMA_NO_NODE;
+}
+
+/* Chunks of the checked jobs, and those that started on their node. */
+static unsigned long pages_numa_chunks, pages_numa_local;
+
+/*
+ * After a NUMA-aware job: count the chunks that started on the node of
+ * their first page, and say where the chunk holding the first page of
+ * each node's share started (the first chunk a node's helpers claim,
+ * unless the other nodes' threads got there first: timing, not checked).
+ */
+static void pages_numa_count(struct pages_set *set, const char *variant)
+{
+	unsigned long i, chunks = 0, local = 0, first;
+
+	for (i = 0; i < set->nr; i++) {
+		int node = set->nodes[i];
+
+		if (node == NUMA_NO_NODE)
+			continue;
+		chunks++;
+		local += node == page_to_nid(set->dst[i]);
+	}
+	for (i = 0; i < set->nr; i++) {
+		int want = pages_share(set->nr, i, &first);
+		unsigned long b = i;
+
+		if (first != i)
+			continue;
+		/* The chunk that holds page @i began at or before it. */
+		while (b && set->nodes[b] == NUMA_NO_NODE)
+			b--;
+		pr_info("numa: op=%s variant=%s: the share of node %d (page %lu) started on node %d\n",
+			pages_op_name(set), variant, want, i, set->nodes[b]);
+	}
+	pr_info("numa: op=%s variant=%s: %lu of %lu chunks started on the node of their memory\n",
+		pages_op_name(set), variant, local, chunks);
+	pages_numa_chunks += chunks;
+	pages_numa_local += local;
+	for (i = 0; i < set->nr; i++)
+		set->nodes[i] = NUMA_NO_NODE;
+}
+
+/*
+ * At least two thirds of all checked chunks must have started on the
+ * node of their memory (placement that ignored nodes would give about
+ * one in as many as there are nodes).  -EIO if not.
+ */
+static int pages_numa_verify(void)
+{
+	bool ok = pages_numa_local * 3 >= pages_numa_chunks * 2 &&
+		  pages_numa_chunks;
+
+	pr_info("numa: %s: %lu of %lu chunks started on the node of their memory (at least 2/3 wanted)\n",
+		ok ? "ok" : "FAILED", pages_numa_local, pages_numa_chunks);
+	return ok ? 0 : -EIO;
 }
 
 /* ---- static split over an unbound workqueue, as padata does ---- */
@@ -234,11 +392,6 @@ static const char *const pages_variant_name[] = {
 	[PAGES_JOB_SYSTEM] = "job_system",
 };
 
-static const char *pages_op_name(const struct pages_set *set)
-{
-	return set->op == PAGES_CLEAR ? "clear" : "copy";
-}
-
 /* Times of each variant in each round, in ns. */
 static u64 pages_ns[PAGES_VARIANTS][PAGES_MAX_REPS];
 
@@ -261,10 +414,14 @@ static int pages_once(struct pages_set *set, enum pages_variant variant,
 		ret = pages_static(set, nr_threads);
 		break;
 	case PAGES_JOB:
+		set->check_owner = true;
 		ret = pages_job(set, nr_threads, NULL);
+		set->check_owner = false;
 		break;
 	default:
+		set->start_node = set->nodes;
 		ret = pages_job(set, nr_threads, ws_system_pool);
+		set->start_node = NULL;
 		break;
 	}
 	*ns = ktime_to_ns(ktime_sub(ktime_get(), t0));
@@ -278,6 +435,14 @@ static int pages_once(struct pages_set *set, enum pages_variant variant,
 		pr_err("op=%s variant=%s: %lu of %lu pages wrong\n",
 		       pages_op_name(set), pages_variant_name[variant], bad,
 		       set->nr);
+		return -EIO;
+	}
+	if (set->nodes && variant == PAGES_JOB_SYSTEM)
+		pages_numa_count(set, pages_variant_name[variant]);
+	if (atomic_read(&set->foreign)) {
+		pr_err("op=%s variant=%s: %d chunks ran on threads not charged to the caller\n",
+		       pages_op_name(set), pages_variant_name[variant],
+		       atomic_read(&set->foreign));
 		return -EIO;
 	}
 	return 0;
@@ -371,16 +536,22 @@ static void pages_free(struct page **pages, unsigned long nr)
 	kvfree(pages);
 }
 
-static struct page **pages_alloc(unsigned long nr)
+/* @nr pages; with @per_node, in equal shares on the nodes with CPUs. */
+static struct page **pages_alloc(unsigned long nr, bool per_node)
 {
 	struct page **pages = kvcalloc(nr, sizeof(*pages), GFP_KERNEL);
-	unsigned long i;
+	unsigned long i, first;
 
 	if (!pages)
 		return NULL;
 	for (i = 0; i < nr; i++) {
 		/* Order 0 and mapped (no highmem), as clear_page() needs. */
-		pages[i] = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+		if (per_node)
+			pages[i] = alloc_pages_node(pages_share(nr, i, &first),
+						    GFP_KERNEL | __GFP_THISNODE |
+						    __GFP_NOWARN, 0);
+		else
+			pages[i] = alloc_page(GFP_KERNEL | __GFP_NOWARN);
 		if (!pages[i]) {
 			pages_free(pages, nr);
 			return NULL;
@@ -390,6 +561,24 @@ static struct page **pages_alloc(unsigned long nr)
 	return pages;
 }
 
+/* The saturating job: clear @set with the default job for @loop_s s. */
+static int pages_loop(struct pages_set *set, unsigned int nr_threads)
+{
+	u64 end = ktime_get_ns() + (u64)loop_s * NSEC_PER_SEC;
+	unsigned long jobs = 0;
+	int ret;
+
+	set->op = PAGES_CLEAR;
+	do {
+		ret = pages_job(set, nr_threads, NULL);
+		if (ret)
+			return ret;
+		jobs++;
+	} while (ktime_get_ns() < end);
+	pr_info("loop: %lu jobs of %lu pages in %u s\n", jobs, set->nr, loop_s);
+	return 0;
+}
+
 static int __init wsched_pages_init(void)
 {
 	unsigned int nr_threads = threads ? threads : num_online_cpus();
@@ -397,13 +586,30 @@ static int __init wsched_pages_init(void)
 	int ret = -ENOMEM;
 
 	if (!size_mb || size_mb > 1024 || !reps || reps > PAGES_MAX_REPS ||
-	    nr_threads > 1024)
+	    nr_threads > 1024 || loop_s > 600)
 		return -EINVAL;
 	set.nr = (unsigned long)size_mb * (SZ_1M / PAGE_SIZE);
-	set.dst = pages_alloc(set.nr);
-	set.src = pages_alloc(set.nr);
+	if (numa_check && !pages_numa_nodes())
+		pr_info("numa: check skipped: fewer than two nodes with CPUs (and memory)\n");
+	if (numa_check && pages_numa_nodes()) {
+		unsigned long i;
+
+		set.nodes = kvmalloc_array(set.nr, sizeof(*set.nodes),
+					   GFP_KERNEL);
+		if (!set.nodes)
+			goto out;
+		for (i = 0; i < set.nr; i++)
+			set.nodes[i] = NUMA_NO_NODE;
+	}
+	set.dst = pages_alloc(set.nr, !!set.nodes);
+	set.src = pages_alloc(set.nr, !!set.nodes);
 	if (!set.dst || !set.src)
 		goto out;
+	set.caller = current;
+	if (loop_s) {
+		ret = pages_loop(&set, nr_threads);
+		goto out;
+	}
 	pages_fill(set.src, set.nr, true);
 
 	set.op = PAGES_CLEAR;
@@ -414,11 +620,17 @@ static int __init wsched_pages_init(void)
 	ret = pages_op(&set, nr_threads);
 	if (ret)
 		goto out;
-	pr_info("%lu pages cleared and copied four ways, all checked ok\n",
-		set.nr);
+	if (set.nodes) {
+		ret = pages_numa_verify();
+		if (ret)
+			goto out;
+	}
+	pr_info("%lu pages cleared and copied four ways, all checked ok; %d chunks of the default job on the caller's helpers\n",
+		set.nr, atomic_read(&set.helped));
 out:
 	pages_free(set.dst, set.nr);
 	pages_free(set.src, set.nr);
+	kvfree(set.nodes);
 	return ret;
 }
 
