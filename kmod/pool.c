@@ -363,7 +363,11 @@ static void ws_pool_free(struct ws_pool *pool)
 
 		if (!worker)
 			continue;
-		/* Every thread of the pool is gone: no reader is left. */
+		/*
+		 * Every thread of the pool is gone: no reader is left, and
+		 * no call arms the heartbeat again.
+		 */
+		ws_heartbeat_exit(worker);
 		kfree(rcu_dereference_protected(worker->victims, 1));
 		ws_deque_destroy(&worker->deque);
 		kfree(worker);
@@ -427,12 +431,14 @@ static int ws_pool_setup(struct ws_pool *pool, const char *name,
 		if (!worker)
 			return -ENOMEM;
 		pool->workers[cpu] = worker;
+		worker->pool = pool;
+		worker->cpu = cpu;
+		/* First: ws_pool_free() stops every slot's heartbeat. */
+		ws_heartbeat_init(worker);
 		ret = ws_deque_init(&worker->deque, join ? WS_DEQUE_JOIN_SLOTS :
 				    WS_DEQUE_INIT_SLOTS, GFP_KERNEL);
 		if (ret)
 			return ret;
-		worker->pool = pool;
-		worker->cpu = cpu;
 		worker->rand = get_random_u32() | 1;
 		INIT_LIST_HEAD(&worker->idle_node);
 		init_llist_head(&worker->mailbox);

@@ -3,10 +3,10 @@
  * KUnit tests of ws_parallel_invoke(): every call of a recursion runs
  * exactly once with the right result, from a worker, from a thread that
  * joins and from one that cannot; the second call is stolen and runs in
- * parallel with the first; a second call kept private (the caller's
- * deque was not empty) is published when a thief asks and runs on the
- * thief; a task the first call leaves on the deque above the second runs
- * before it, both once; calls inside an isolated region finish.
+ * parallel with the first; a second call kept private is promoted when a
+ * thief asks and runs on the thief; a task the first call leaves on the
+ * deque runs after the unstolen second call, both once; calls inside an
+ * isolated region finish.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -461,8 +461,13 @@ static struct ws_task *it_left_root_fn(struct ws_task *task)
 
 /*
  * On a pool of one worker (with attributes, so the test thread sleeps
- * rather than joining) nobody steals: the task the first call spawned is
- * popped first, and runs before the second call, each exactly once.
+ * rather than joining) nobody steals.  The second call waits in a
+ * private frame, or in the promotion cell if the heartbeat promoted it,
+ * never on the deque: the worker calls it as soon as the first call
+ * returns, like a plain call, and the task the first call left on the
+ * deque runs in the wait that follows; each exactly once.  (Before the
+ * heartbeat the second call went onto the then empty deque, below the
+ * task, which therefore ran first.)
  */
 static void invoke_left_behind(struct kunit *test)
 {
@@ -484,8 +489,8 @@ static void invoke_left_behind(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, l->ran);
 	KUNIT_EXPECT_EQ(test, atomic_read(&l->task_runs), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&l->right_runs), 1);
-	KUNIT_EXPECT_EQ(test, l->task_order, 1);
-	KUNIT_EXPECT_EQ(test, l->right_order, 2);
+	KUNIT_EXPECT_EQ(test, l->right_order, 1);
+	KUNIT_EXPECT_EQ(test, l->task_order, 2);
 	ws_test_pool_destroy(test, pool);
 }
 

@@ -67,6 +67,7 @@ typedef unsigned int gfp_t;
 #define min(a, b)	({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); _a < _b ? _a : _b; })
 #define max(a, b)	({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); _a > _b ? _a : _b; })
 #define clamp(v, lo, hi) min(max(v, lo), hi)
+#define min_t(T, a, b)	min((T)(a), (T)(b))
 
 /* lib/string.c's memchr_inv(): the first byte of @p that is not @c. */
 static inline void *memchr_inv(const void *p, int c, size_t n)
@@ -140,6 +141,9 @@ struct module;
 #define MODULE_DESCRIPTION(s)
 #define MODULE_AUTHOR(s)
 #define MODULE_IMPORT_NS(s)
+#define MODULE_PARM_DESC(name, desc)
+/* Parameters keep their built-in defaults here. */
+#define module_param_named(name, var, type, perm)
 /* The module's init and exit become native_module_init()/_exit(). */
 #define module_init(fn)	int native_module_init(void) { return fn(); }
 #define module_exit(fn)	void native_module_exit(void) { fn(); }
