@@ -32,26 +32,16 @@ static void native_task_init(struct task_struct *t)
 	pthread_cond_init(&t->cond, NULL);
 }
 
-struct task_struct *native_get_current(void)
+struct task_struct *native_get_current_slow(void)
 {
-	struct task_struct *t = native_current;
-
-	if (likely(t))
-		return t;
 	/* A thread that is not a kthread: a "user" task. */
-	t = &native_self;
+	struct task_struct *t = &native_self;
+
 	native_task_init(t);
 	t->thread = pthread_self();
 	snprintf(t->comm, sizeof(t->comm), "user");
 	native_current = t;
 	return t;
-}
-
-unsigned int native_smp_processor_id(void)
-{
-	struct task_struct *t = current;
-
-	return (t->flags & PF_KTHREAD) ? t->cpu : 0;
 }
 
 int wake_up_process(struct task_struct *p)

@@ -489,7 +489,8 @@ void *native_alloc_percpu(size_t size);
 static inline void free_percpu(void *p) { free(p); }
 #define per_cpu_ptr(p, cpu) \
 	((__typeof__(p))((char *)(p) + (size_t)(cpu) * NATIVE_PCPU_STRIDE))
-unsigned int native_smp_processor_id(void);
+/* Inline, as the kernel's per-CPU read is: defined after task_struct. */
+static inline unsigned int native_smp_processor_id(void);
 #define smp_processor_id()	native_smp_processor_id()
 #define raw_smp_processor_id()	native_smp_processor_id()
 #define this_cpu_ptr(p)		per_cpu_ptr(p, smp_processor_id())
@@ -550,8 +551,23 @@ struct task_struct {
 	char comm[TASK_COMM_LEN];
 };
 extern _Thread_local struct task_struct *native_current;
-struct task_struct *native_get_current(void);
+struct task_struct *native_get_current_slow(void);
+/* Inline, as the kernel's current is (a per-CPU read). */
+static inline struct task_struct *native_get_current(void)
+{
+	struct task_struct *t = native_current;
+
+	return likely(t) ? t : native_get_current_slow();
+}
 #define current	native_get_current()
+
+/* Threads that are not kthreads count as CPU 0. */
+static inline unsigned int native_smp_processor_id(void)
+{
+	struct task_struct *t = current;
+
+	return (t->flags & PF_KTHREAD) ? t->cpu : 0;
+}
 static inline void *task_stack_page(const struct task_struct *t) { return t->stack; }
 static inline bool in_task(void) { return true; }
 /* Threads here are never killed. */
