@@ -294,8 +294,10 @@ static __always_inline void ws_invoke_arm(struct ws_worker *worker,
  * no fence against another CPU.  The owner itself promotes with
  * interrupts off, which keeps its heartbeat out.
  */
-static unsigned int ws_heartbeat_us = 100;
+unsigned int ws_heartbeat_us = 100;
 module_param_named(heartbeat_us, ws_heartbeat_us, uint, 0644);
+/* The tests turn it off to pin the other promotion triggers. */
+EXPORT_SYMBOL_NS_GPL(ws_heartbeat_us, WSCHED_INTERNAL);
 MODULE_PARM_DESC(heartbeat_us,
 		 "Microseconds between promotions of a busy worker's oldest private ws_parallel_invoke() frame (0: only on request)");
 

@@ -248,6 +248,8 @@ struct ws_pool {
 extern bool ws_frozen;
 
 int ws_worker_thread(void *arg);
+/* Microseconds between heartbeats (module parameter heartbeat_us). */
+extern unsigned int ws_heartbeat_us;
 void ws_heartbeat_init(struct ws_worker *worker);
 void ws_heartbeat_exit(struct ws_worker *worker);
 bool ws_worker_run(struct ws_worker *worker, bool once);
