@@ -1008,7 +1008,7 @@ static void tt_promote(struct tt_thread *thr)
 		return;
 	}
 	if (!pr.met || pr.right_thread == pr.owner) {
-		tt_fail("promote: second call not taken while the first spun %u ms (heartbeat %u us)",
+		tt_fail("promote: not taken during a %u ms spin (heartbeat %u us)",
 			TT_PROMOTE_SPIN_MS, hb);
 		return;
 	}
