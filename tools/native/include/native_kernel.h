@@ -370,13 +370,43 @@ static inline struct llist_node *llist_reverse_order(struct llist_node *head)
 	     (n = llist_entry(pos->member.next, __typeof__(*n), member), true); \
 	     pos = n)
 
+/*
+ * ---- interrupts (see linux/hrtimer.h): masked while > 0; a timer that
+ * fired meanwhile runs when the last mask is lifted.
+ */
+extern _Thread_local int native_irq_off;
+extern _Thread_local volatile int native_irq_deferred;
+void native_irq_run(void);
+static inline void native_irq_disable(void)
+{
+	native_irq_off++;
+	__asm__ __volatile__("" ::: "memory");
+}
+
+static inline void native_irq_enable(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+	if (!--native_irq_off && __builtin_expect(native_irq_deferred, 0))
+		native_irq_run();
+}
+
 /* ---- spinlocks: pthread mutexes (they may sleep; nothing here cares) --- */
 typedef struct { pthread_mutex_t m; } spinlock_t;
 typedef spinlock_t raw_spinlock_t;
 #define DEFINE_SPINLOCK(x) spinlock_t x = { PTHREAD_MUTEX_INITIALIZER }
 static inline void spin_lock_init(spinlock_t *l) { pthread_mutex_init(&l->m, NULL); }
-static inline void spin_lock(spinlock_t *l) { pthread_mutex_lock(&l->m); }
-static inline void spin_unlock(spinlock_t *l) { pthread_mutex_unlock(&l->m); }
+/* Interrupts masked while held: a timer callback may take any of them. */
+static inline void spin_lock(spinlock_t *l)
+{
+	native_irq_disable();
+	pthread_mutex_lock(&l->m);
+}
+
+static inline void spin_unlock(spinlock_t *l)
+{
+	pthread_mutex_unlock(&l->m);
+	native_irq_enable();
+}
 #define spin_lock_irq(l)		spin_lock(l)
 #define spin_unlock_irq(l)		spin_unlock(l)
 #define spin_lock_bh(l)			spin_lock(l)
@@ -535,6 +565,7 @@ int native_cpu_up(unsigned int cpu);
 /* Kernel stack of a worker; ws_stack_left() measures the pthread stack. */
 #define THREAD_SIZE		(8UL << 20)
 
+struct hrtimer;
 struct task_struct {
 	_Atomic unsigned int __state;
 	unsigned int flags;
@@ -548,6 +579,7 @@ struct task_struct {
 	pthread_t thread;
 	pthread_mutex_t lock;	/* guards the sleep on @cond */
 	pthread_cond_t cond;
+	struct hrtimer *irq_pending;	/* fired timers to run (timer lock) */
 	char comm[TASK_COMM_LEN];
 };
 extern _Thread_local struct task_struct *native_current;

@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * hrtimers and interrupt masking for the user-space shim.  A timer only
- * records that it was started: nothing fires it here (no interrupt
- * context), so the heartbeat of kmod/core.c never beats natively and
- * frames are promoted on request and in waits only.
+ * hrtimers and interrupt masking for the user-space shim (native.c).
+ *
+ * A timer "interrupts" the thread that started it: a timer thread sends
+ * that thread SIGURG when the timer expires, and the signal handler runs
+ * the callback on it, between two of its instructions, with current
+ * still the interrupted task: what an hrtimer pinned to a worker's CPU
+ * does to the worker.  Masking interrupts (local_irq_save(), the _irq
+ * and _irqsave locks, and every shim lock: a callback may take the
+ * locks a kernel hrtimer may take, which are irq-safe there) makes the
+ * handler note the interrupt and run it when the last mask is lifted.
+ * A timer whose thread has exited fires on the timer thread.
  */
 #ifndef _NATIVE_HRTIMER_H
 #define _NATIVE_HRTIMER_H
@@ -18,40 +25,19 @@ enum hrtimer_mode { HRTIMER_MODE_REL_PINNED_HARD = 0x0b };
 
 struct hrtimer {
 	enum hrtimer_restart (*function)(struct hrtimer *timer);
-	_Atomic int queued;
+	/* The rest: native.c, under its timer lock. */
+	struct task_struct *target;
+	struct hrtimer *next;
+	s64 expires;		/* CLOCK_MONOTONIC ns */
+	int state;		/* NATIVE_TMR_* */
 };
 
-static inline void hrtimer_init(struct hrtimer *t, int clock,
-				enum hrtimer_mode mode)
-{
-	(void)clock;
-	(void)mode;
-	t->function = NULL;
-	atomic_init(&t->queued, 0);
-}
+void hrtimer_init(struct hrtimer *t, int clock, enum hrtimer_mode mode);
+void hrtimer_start(struct hrtimer *t, ktime_t tim, enum hrtimer_mode mode);
+int hrtimer_cancel(struct hrtimer *t);
+u64 hrtimer_forward_now(struct hrtimer *t, ktime_t interval);
 
-static inline void hrtimer_start(struct hrtimer *t, ktime_t tim,
-				 enum hrtimer_mode mode)
-{
-	(void)tim;
-	(void)mode;
-	atomic_store(&t->queued, 1);
-}
-
-static inline int hrtimer_cancel(struct hrtimer *t)
-{
-	return atomic_exchange(&t->queued, 0);
-}
-
-static inline u64 hrtimer_forward_now(struct hrtimer *t, ktime_t interval)
-{
-	(void)t;
-	(void)interval;
-	return 1;
-}
-
-/* No interrupts here: masking them is a compiler barrier. */
-#define local_irq_save(f)	do { (f) = 0; barrier(); } while (0)
-#define local_irq_restore(f)	do { (void)(f); barrier(); } while (0)
+#define local_irq_save(f)	do { (f) = 0; native_irq_disable(); } while (0)
+#define local_irq_restore(f)	do { (void)(f); native_irq_enable(); } while (0)
 
 #endif
