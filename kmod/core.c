@@ -330,7 +330,8 @@ static void ws_invoke_promote(struct ws_worker *worker)
 			ws_wake_one(worker->pool);
 		return;
 	}
-	inv = worker->inv_frames[i];
+	/* Marked for KCSAN: our interrupt against the owner's store. */
+	inv = READ_ONCE(worker->inv_frames[i]);
 	ws_invoke_arm(worker, inv);
 	/* Read locklessly by thieves in ws_invoke_request(): a hint. */
 	WRITE_ONCE(worker->inv_published, i + 1);
@@ -2103,7 +2104,8 @@ void ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
 	inv.fn = right;
 	inv.arg = right_arg;
 	inv.isolation = worker->isolation;
-	worker->inv_frames[depth] = &inv;
+	/* Marked: our heartbeat interrupt reads it (KCSAN sees both). */
+	WRITE_ONCE(worker->inv_frames[depth], &inv);
 	/*
 	 * The frame, then its index: our heartbeat interrupt reads the
 	 * index, then the frame (ws_invoke_promote()), on this CPU, so
