@@ -414,12 +414,16 @@ void ws_heartbeat_init(struct ws_worker *worker)
 }
 
 /**
- * ws_heartbeat_exit - stop the heartbeat of a slot before it is freed
- * @worker: the slot; its thread is gone
+ * ws_heartbeat_stop - stop the heartbeat of a slot whose thread is gone
+ * @worker: the slot; its thread has exited (CPU offline, pool freed)
+ *
+ * Its next thread, if any, starts it again at its first outermost call.
  */
-void ws_heartbeat_exit(struct ws_worker *worker)
+void ws_heartbeat_stop(struct ws_worker *worker)
 {
 	hrtimer_cancel(&worker->hb_timer);
+	/* No thread: nobody reads it until the next one starts. */
+	WRITE_ONCE(worker->hb_armed, false);
 }
 
 /*

@@ -339,6 +339,12 @@ static int ws_cpu_offline(unsigned int cpu, struct hlist_node *node)
 		return 0;
 	kthread_stop(worker->thread);
 	WRITE_ONCE(worker->thread, NULL);
+	/*
+	 * Before the timer would move to another CPU: the slot's next
+	 * thread, on this CPU again, starts it again on its own CPU, so it
+	 * never beats on a CPU other than its worker's outside hotplug.
+	 */
+	ws_heartbeat_stop(worker);
 	WRITE_ONCE(pool->nr_threads, pool->nr_threads - 1);
 	ws_replace_worker(pool, cpu);
 	/* The owner is gone (kthread_stop() orders us after it). */
@@ -367,7 +373,7 @@ static void ws_pool_free(struct ws_pool *pool)
 		 * Every thread of the pool is gone: no reader is left, and
 		 * no call arms the heartbeat again.
 		 */
-		ws_heartbeat_exit(worker);
+		ws_heartbeat_stop(worker);
 		kfree(rcu_dereference_protected(worker->victims, 1));
 		ws_deque_destroy(&worker->deque);
 		kfree(worker);

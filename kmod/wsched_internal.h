@@ -251,7 +251,7 @@ int ws_worker_thread(void *arg);
 /* Microseconds between heartbeats (module parameter heartbeat_us). */
 extern unsigned int ws_heartbeat_us;
 void ws_heartbeat_init(struct ws_worker *worker);
-void ws_heartbeat_exit(struct ws_worker *worker);
+void ws_heartbeat_stop(struct ws_worker *worker);
 bool ws_worker_run(struct ws_worker *worker, bool once);
 
 /*

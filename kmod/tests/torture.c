@@ -900,7 +900,7 @@ static void tt_invoke(struct tt_thread *thr, struct ws_pool *pool)
 /* ---- a first call that neither calls nor returns, the others idle ---- */
 
 /* How long the first call spins at most, waiting for the second. */
-#define TT_PROMOTE_SPIN_MS	1000
+#define TT_PROMOTE_SPIN_MS	5000
 
 /**
  * struct tt_promote - one TT_PROMOTE operation
