@@ -674,8 +674,8 @@ static u64 promote_once(void)
 /*
  * Row invoke_promote: base_ns is the heartbeat interval, ws_ns how long
  * the second call waited (median over the rounds); latency_beats is
- * their ratio, which heartbeat scheduling expects near 0.5 (the beat
- * comes at a random phase) plus the wake-up of an idle worker.
+ * their ratio: about 1 (the outermost call starts the heartbeat just
+ * before the first call) plus the wake-up of an idle worker.
  */
 static void bench_promote(void)
 {
