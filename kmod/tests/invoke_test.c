@@ -281,9 +281,13 @@ static void invoke_stolen(struct kunit *test)
  * @right_runs: runs of the second call
  * @was_private: the second call was in a private frame while the first ran
  * @met: the first call saw the second one running before it returned
+ * @kick_group: the group of @kick
+ * @kick: a task the first call spawns to wake the other worker
  */
 struct it_pub {
 	struct ws_pool *pool;
+	struct ws_group kick_group;
+	struct ws_task kick;
 	int started;
 	struct task_struct *owner;
 	struct task_struct *right_thread;
@@ -294,6 +298,11 @@ struct it_pub {
 
 static void it_pub_nop(void *arg)
 {
+}
+
+static struct ws_task *it_trig_nop_task(struct ws_task *task)
+{
+	return NULL;
 }
 
 static void it_pub_right(void *arg)
@@ -320,6 +329,14 @@ static void it_pub_left(void *arg)
 
 	/* Owner-side fields, read on the owner. */
 	p->was_private = self && self->inv_depth > self->inv_published;
+	/*
+	 * A sleeping worker asks for nothing: wake the other one with a
+	 * task on our deque, which it steals; then it finds nothing more,
+	 * and asks.
+	 */
+	ws_group_init(&p->kick_group, p->pool);
+	ws_task_init(&p->kick, it_trig_nop_task);
+	ws_spawn(&p->kick_group, &p->kick);
 	/* Pairs with smp_store_release() in it_pub_right(). */
 	while (!smp_load_acquire(&p->started) &&
 	       time_before(jiffies, deadline)) {
@@ -329,6 +346,7 @@ static void it_pub_left(void *arg)
 	}
 	/* As above. */
 	p->met = smp_load_acquire(&p->started);
+	ws_group_wait(&p->kick_group);
 }
 
 /* The outer call: its second call goes onto the empty deque. */
@@ -464,11 +482,6 @@ struct it_trig {
 	struct ws_task p;
 	struct ws_task t;
 };
-
-static struct ws_task *it_trig_nop_task(struct ws_task *task)
-{
-	return NULL;
-}
 
 static void it_trig_release(struct it_trig *tr, bool by_test)
 {
