@@ -125,6 +125,7 @@ static atomic_long_t tt_promoted;	/* TT_PROMOTE: second calls started */
 static atomic_long_t tt_promote_ns;	/* their total latency */
 static atomic_long_t tt_promote_max_ns;	/* the largest one */
 static atomic_long_t tt_promote_skipped;	/* hotplug, heartbeat off */
+static atomic_long_t tt_hp_seq;		/* odd during a CPU hotplug change */
 static atomic_t tt_failures;
 
 /* How many failures are described in the log; all are counted. */
@@ -991,7 +992,11 @@ static void tt_promote_max(u64 ns)
 static void tt_promote(struct tt_thread *thr)
 {
 	struct tt_promote pr = {};
-	long hp = atomic_long_read(&tt_offline) + atomic_long_read(&tt_online);
+	/*
+	 * Not judged if a CPU change was under way or made meanwhile: a
+	 * worker of the pool may be stopped, not yet replaced.
+	 */
+	long hp = atomic_long_read(&tt_hp_seq);
 	unsigned int hb = READ_ONCE(ws_heartbeat_us);
 	struct ws_group group;
 	int ret;
@@ -1003,7 +1008,7 @@ static void tt_promote(struct tt_thread *thr)
 	if (ret)
 		tt_fail("promote: wait returned %d", ret);
 	if (ws_pool_nr_workers(tt_promote_pool) < 2 || !hb ||
-	    hp != atomic_long_read(&tt_offline) + atomic_long_read(&tt_online)) {
+	    (hp & 1) || hp != atomic_long_read(&tt_hp_seq)) {
 		atomic_long_inc(&tt_promote_skipped);
 		return;
 	}
@@ -1221,6 +1226,8 @@ static int tt_hotplug_thread(void *arg)
 		cpu = cpumask_nth(tt_rand(&rnd, nr), tt_hp_mask);
 		if (cpu >= nr_cpu_ids)
 			continue;
+		/* Odd while a change is under way (TT_PROMOTE reads it). */
+		atomic_long_inc(&tt_hp_seq);
 		if (cpu_online(cpu)) {
 			ret = remove_cpu(cpu);
 			if (!ret) {
@@ -1238,6 +1245,7 @@ static int tt_hotplug_thread(void *arg)
 				atomic_long_inc(&tt_online_err);
 			}
 		}
+		atomic_long_inc(&tt_hp_seq);
 	}
 	tt_hotplug_restore();
 	/* Read by the end of test after the wake-up. */
