@@ -172,9 +172,13 @@ bool ws_pool_has_work(struct ws_pool *pool)
 	for (cpu = 0; cpu < pool->nr_slots; cpu++) {
 		struct ws_worker *worker = pool->workers[cpu];
 
-		/* Join slots: deques only (their mailboxes stay empty). */
+		/*
+		 * Join slots: deques only (their mailboxes stay empty, and
+		 * their cells: they promote no frame).
+		 */
 		if (ws_deque_size(&worker->deque) ||
-		    !llist_empty(&worker->mailbox))
+		    !llist_empty(&worker->mailbox) ||
+		    READ_ONCE(worker->inv_cell))
 			return true;
 	}
 	return false;
@@ -236,6 +240,234 @@ void ws_inject(struct ws_pool *pool, struct ws_task *task)
 	 */
 	smp_mb();
 	ws_wake_one(pool);
+}
+
+/*
+ * The second call of ws_parallel_invoke(): private to the caller's slot
+ * (only @fn, @arg and @isolation are set), or armed as a task that other
+ * threads of the pool may steal while the caller runs the first call.
+ */
+struct ws_invoke {
+	struct ws_task task;
+	struct ws_group group;
+	ws_invoke_fn fn;
+	void *arg;
+	unsigned long isolation;
+};
+
+static struct ws_task *ws_invoke_task_fn(struct ws_task *task)
+{
+	struct ws_invoke *inv = container_of(task, struct ws_invoke, task);
+
+	inv->fn(inv->arg);
+	return NULL;
+}
+
+/*
+ * Make @inv a lazily spawned task of a group of its own that @worker owns
+ * (see ws_spawn()): counted only in the group's @lazy, and in @pending by
+ * whoever takes it (ws_task_claim()).  What publishes it (a push, or the
+ * release store into the promotion cell) orders these stores before it.
+ */
+static __always_inline void ws_invoke_arm(struct ws_worker *worker,
+					  struct ws_invoke *inv)
+{
+	ws_task_init(&inv->task, ws_invoke_task_fn);
+	inv->task.isolation = inv->isolation;
+	inv->task.group = &inv->group;
+	inv->task.flags = WS_TASK_LAZY;
+	ws_group_init_done(&inv->group, worker->pool, NULL);
+	inv->group.owner = worker;
+	inv->group.lazy = 1;
+}
+
+/*
+ * Heartbeat promotion (Documentation/design.rst, "Parallel invoke").
+ * While the worker of a CPU slot runs ws_parallel_invoke() calls, a timer
+ * of its own interrupts it every ws_heartbeat_us microseconds and promotes
+ * its oldest private frame into the slot's promotion cell, where thieves
+ * take it.  The frames, @inv_depth and @inv_published are written only by
+ * the owner in process context and by that interrupt while it interrupts
+ * the owner itself (it checks that current is the owner): so they need
+ * only what any per-CPU data needs against an interrupt of its own CPU,
+ * program order as the compiler emits it (barrier(), WRITE_ONCE()), and
+ * no fence against another CPU.  The owner itself promotes with
+ * interrupts off, which keeps its heartbeat out.
+ */
+unsigned int ws_heartbeat_us = 100;
+module_param_named(heartbeat_us, ws_heartbeat_us, uint, 0644);
+/* The tests turn it off to pin the other promotion triggers. */
+EXPORT_SYMBOL_NS_GPL(ws_heartbeat_us, WSCHED_INTERNAL);
+MODULE_PARM_DESC(heartbeat_us,
+		 "Microseconds between promotions of a busy worker's oldest private ws_parallel_invoke() frame (0: only on request)");
+
+static ktime_t ws_heartbeat_interval(unsigned int us)
+{
+	return ns_to_ktime((u64)us * NSEC_PER_USEC);
+}
+
+/*
+ * Promote @worker's oldest private frame into its empty promotion cell
+ * and wake a sleeper.  Called with interrupts off, by the owner or by its
+ * heartbeat while it interrupts the owner.
+ */
+static void ws_invoke_promote(struct ws_worker *worker)
+{
+	/* Ours (see above): plain program order against the owner. */
+	unsigned int i = READ_ONCE(worker->inv_published);
+	unsigned int depth = READ_ONCE(worker->inv_depth);
+	struct ws_invoke *inv;
+
+	if (i >= min_t(unsigned int, depth, WS_INVOKE_FRAMES))
+		return;
+	/*
+	 * Only the owner and its heartbeat store a frame here; a thief or
+	 * the owner may empty it at any time, which only makes us wait for
+	 * the next beat.
+	 */
+	if (READ_ONCE(worker->inv_cell)) {
+		if (atomic_read(&worker->pool->nr_idle))
+			ws_wake_one(worker->pool);
+		return;
+	}
+	/* Marked for KCSAN: our interrupt against the owner's store. */
+	inv = READ_ONCE(worker->inv_frames[i]);
+	ws_invoke_arm(worker, inv);
+	/* Read locklessly by thieves in ws_invoke_request(): a hint. */
+	WRITE_ONCE(worker->inv_published, i + 1);
+	WRITE_ONCE(worker->inv_request, 0);
+	/*
+	 * Release: the armed task and group before the pointer; pairs with
+	 * the fully ordered cmpxchg() of a thief in ws_take_promoted(),
+	 * which then reads them.
+	 */
+	smp_store_release(&worker->inv_cell, &inv->task);
+	trace_wsched_spawn(worker->pool, &inv->task);
+	/*
+	 * The cell before looking for sleepers; pairs with the smp_mb() in
+	 * ws_worker_sleep(), whose recheck reads the cells
+	 * (ws_pool_has_work()).
+	 */
+	smp_mb();
+	ws_wake_one(worker->pool);
+}
+
+/* ws_invoke_promote() from the owner, in process context. */
+static noinline void ws_invoke_offer(struct ws_worker *worker)
+{
+	unsigned long flags;
+
+	/* Keeps our heartbeat (a hard interrupt, also on PREEMPT_RT) out. */
+	local_irq_save(flags);
+	ws_invoke_promote(worker);
+	local_irq_restore(flags);
+}
+
+/*
+ * The heartbeat.  HRTIMER_MODE_*_HARD: it runs in hard interrupt context
+ * on PREEMPT_RT too, so it interrupts the owner at an instruction boundary
+ * and the owner's local_irq_save() keeps it out.  It touches no deque
+ * (ws_deque_push() and ws_deque_pop() are not reentrant): only the cell.
+ * Taken off its CPU by hotplug, it fires on another one, where it finds
+ * its owner or not; it promotes only while it interrupts the owner.
+ */
+static enum hrtimer_restart ws_heartbeat(struct hrtimer *timer)
+{
+	struct ws_worker *worker = container_of(timer, struct ws_worker,
+						hb_timer);
+	unsigned int us = READ_ONCE(ws_heartbeat_us);
+
+	/*
+	 * No frame: the worker left its calls (or idles); stop until its
+	 * next outermost call arms us again.  READ_ONCE(): when we do not
+	 * interrupt the owner, its WRITE_ONCE() races with us, a hint.
+	 */
+	if (!us || !READ_ONCE(worker->inv_depth)) {
+		WRITE_ONCE(worker->hb_armed, false);
+		return HRTIMER_NORESTART;
+	}
+	/*
+	 * Only the owner stores its own task pointer (or hotplug, while it
+	 * does not run).  If we interrupted it, it runs nowhere else.  If
+	 * not (preempted, napping in a wait, or hotplug moved it), try at
+	 * the next beat.
+	 */
+	if (current == READ_ONCE(worker->thread))
+		ws_invoke_promote(worker);
+	hrtimer_forward_now(timer, ws_heartbeat_interval(us));
+	return HRTIMER_RESTART;
+}
+
+/**
+ * ws_heartbeat_init - prepare the heartbeat of a slot
+ * @worker: the slot, zeroed, with its pool set
+ *
+ * Called by the pool's creation for every slot (pool.c).
+ */
+void ws_heartbeat_init(struct ws_worker *worker)
+{
+	hrtimer_init(&worker->hb_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
+	worker->hb_timer.function = ws_heartbeat;
+	worker->latent = worker->cpu < worker->pool->nr_cpus &&
+			 !worker->pool->user;
+}
+
+/**
+ * ws_heartbeat_stop - stop the heartbeat of a slot whose thread is gone
+ * @worker: the slot; its thread has exited (CPU offline, pool freed)
+ *
+ * Its next thread, if any, starts it again at its first outermost call.
+ */
+void ws_heartbeat_stop(struct ws_worker *worker)
+{
+	hrtimer_cancel(&worker->hb_timer);
+	/* No thread: nobody reads it until the next one starts. */
+	WRITE_ONCE(worker->hb_armed, false);
+}
+
+/*
+ * The owner entered its outermost ws_parallel_invoke() call: start the
+ * heartbeat unless it beats already, and hand the frame to an idle worker
+ * at once rather than at the first beat.
+ */
+static noinline void ws_heartbeat_enter(struct ws_worker *worker)
+{
+	unsigned int us = READ_ONCE(ws_heartbeat_us);
+
+	/*
+	 * Not armed means not queued and not running: its callback cleared
+	 * the flag as it stopped, in an interrupt of our CPU, so nothing
+	 * comes between the test and the start.
+	 */
+	if (us && !READ_ONCE(worker->hb_armed)) {
+		WRITE_ONCE(worker->hb_armed, true);
+		hrtimer_start(&worker->hb_timer, ws_heartbeat_interval(us),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	}
+	if (atomic_read(&worker->pool->nr_idle))
+		ws_invoke_offer(worker);
+}
+
+/*
+ * Take @victim's promoted frame, if any.  The task is read only after the
+ * cmpxchg() won: the same address may come back as another frame (the
+ * owner took its frame back and promoted a new one there), which is then
+ * just as armed and as ours.
+ */
+static struct ws_task *ws_take_promoted(struct ws_worker *victim)
+{
+	/* A hint; the cmpxchg() decides. */
+	struct ws_task *task = READ_ONCE(victim->inv_cell);
+
+	/*
+	 * Fully ordered; pairs with the release store of the cell in
+	 * ws_invoke_promote() (the armed frame is visible) and with the
+	 * owner's cmpxchg() in ws_invoke_reclaim(): one of us wins.
+	 */
+	if (!task || cmpxchg(&victim->inv_cell, task, NULL) != task)
+		return NULL;
+	return task;
 }
 
 /*
@@ -860,8 +1092,9 @@ static struct ws_task *ws_take_any_mail(struct ws_pool *pool)
 }
 
 /*
- * A thief found @victim's deque empty: if its owner holds private invoke
- * frames, ask it to publish one.  Unordered, a snapshot of the owner's
+ * A thief found @victim's deque and promotion cell empty: if its owner
+ * holds private invoke frames, ask it to promote one at its next call
+ * (its heartbeat does anyway).  Unordered, a snapshot of the owner's
  * WRITE_ONCE() stores: a lost or late request only leaves the frame to
  * its owner, which runs it anyway, and a needless one costs the owner a
  * check.
@@ -888,6 +1121,8 @@ static struct ws_task *ws_steal_from(struct ws_worker *thief, unsigned int slot)
 		lost_race = false;
 		task = ws_deque_steal(&victim->deque, &lost_race);
 	} while (!task && lost_race);
+	if (!task && victim->latent)
+		task = ws_take_promoted(victim);
 	if (!task) {
 		ws_invoke_request(victim);
 		return NULL;
@@ -1486,6 +1721,13 @@ static int ws_worker_wait(struct ws_worker *worker, struct ws_group *group,
 			continue;
 		}
 		empty_rounds = 0;
+		/*
+		 * About to nap, when our heartbeat cannot promote (it only
+		 * does while it interrupts us): promote a private frame of
+		 * the calls we wait in, one per nap, for the idle.
+		 */
+		if (READ_ONCE(worker->inv_published) < worker->inv_depth)
+			ws_invoke_offer(worker);
 		if (restricted) {
 			ws_nap_stuck(worker, group, state);
 			continue;
@@ -1666,75 +1908,6 @@ int ws_pool_execute(struct ws_pool *pool, int (*fn)(void *arg), void *arg)
 EXPORT_SYMBOL_GPL(ws_pool_execute);
 
 /*
- * The second call of ws_parallel_invoke(): private to the caller's slot
- * (only @fn, @arg and @isolation are set), or armed as a task that other
- * threads of the pool may steal while the caller runs the first call.
- */
-struct ws_invoke {
-	struct ws_task task;
-	struct ws_group group;
-	ws_invoke_fn fn;
-	void *arg;
-	unsigned long isolation;
-};
-
-static struct ws_task *ws_invoke_task_fn(struct ws_task *task)
-{
-	struct ws_invoke *inv = container_of(task, struct ws_invoke, task);
-
-	inv->fn(inv->arg);
-	return NULL;
-}
-
-/*
- * Make @inv a lazily spawned task of a group of its own that @worker owns
- * (see ws_spawn()): counted only in the group's @lazy, and in @pending by
- * whoever takes it (ws_task_claim()).  The push that follows publishes it
- * with its release of bottom.
- */
-static __always_inline void ws_invoke_arm(struct ws_worker *worker,
-					  struct ws_invoke *inv)
-{
-	ws_task_init(&inv->task, ws_invoke_task_fn);
-	inv->task.isolation = inv->isolation;
-	inv->task.group = &inv->group;
-	inv->task.flags = WS_TASK_LAZY;
-	ws_group_init_done(&inv->group, worker->pool, NULL);
-	inv->group.owner = worker;
-	inv->group.lazy = 1;
-}
-
-/*
- * A thief asked for work while @worker holds private invoke frames:
- * publish the oldest, the largest piece of work, onto the deque.  Only
- * frames pushed in the current isolated region (or outside any) are
- * published: a foreign task at the bottom of the deque would tell the
- * region's waits that the region has nothing left there.
- */
-static noinline void ws_invoke_publish(struct ws_worker *worker)
-{
-	struct ws_invoke *inv = worker->inv_frames[worker->inv_published];
-
-	/* Owner only; the thief's WRITE_ONCE() is a request, nothing more. */
-	WRITE_ONCE(worker->inv_request, 0);
-	if (inv->isolation != worker->isolation)
-		return;
-	ws_invoke_arm(worker, inv);
-	if (!ws_deque_push(&worker->deque, &inv->task, GFP_NOWAIT))
-		return;
-	/* Read locklessly by thieves, in ws_invoke_request(). */
-	WRITE_ONCE(worker->inv_published, worker->inv_published + 1);
-	trace_wsched_spawn(worker->pool, &inv->task);
-	/*
-	 * Publish the task before looking for sleepers: the thief that asked
-	 * may be going to sleep.  Pairs with the smp_mb() in
-	 * ws_worker_sleep(); rare, so the barrier costs little.
-	 */
-	smp_mb();
-	ws_wake_one(worker->pool);
-}
-
-/*
  * No join slot for a thread outside @pool: spawn @right into a group of
  * its own (to the injection queue), run @left, sleep until @right is done.
  */
@@ -1753,8 +1926,8 @@ static noinline void ws_invoke_outside(struct ws_pool *pool,
 }
 
 /*
- * @inv, armed, is on @worker's deque (pushed by us or published since):
- * take it back, or wait until whoever took it has run it.
+ * @inv, armed, is on @worker's deque (pushed by us): take it back, or
+ * wait until whoever took it has run it.
  */
 static void ws_invoke_join(struct ws_worker *worker, struct ws_invoke *inv,
 			   ws_invoke_fn right, void *right_arg)
@@ -1781,6 +1954,66 @@ static void ws_invoke_join(struct ws_worker *worker, struct ws_invoke *inv,
 	ws_worker_wait(worker, &inv->group, false);
 }
 
+/*
+ * A slot whose thread is not bound to a CPU (a join slot, a user pool's
+ * worker) has no heartbeat that could interrupt it wherever it runs: it
+ * publishes the second call at once, on its deque.
+ */
+static noinline void ws_invoke_eager(struct ws_worker *worker,
+				     ws_invoke_fn left, void *left_arg,
+				     ws_invoke_fn right, void *right_arg)
+{
+	/* As in ws_parallel_invoke(). */
+	struct ws_invoke inv __uninitialized;
+
+	inv.fn = right;
+	inv.arg = right_arg;
+	inv.isolation = worker->isolation;
+	ws_invoke_arm(worker, &inv);
+	if (unlikely(!ws_deque_push(&worker->deque, &inv.task, GFP_NOWAIT))) {
+		/* The deque could not grow: one after the other, here. */
+		left(left_arg);
+		right(right_arg);
+		return;
+	}
+	/*
+	 * As ws_push_own() but counted in no statistic: a call that is not
+	 * stolen is no task.  No barrier before the wake-up, for the reason
+	 * given there.
+	 */
+	trace_wsched_spawn(worker->pool, &inv.task);
+	ws_wake_one(worker->pool);
+	left(left_arg);
+	ws_invoke_join(worker, &inv, right, right_arg);
+}
+
+/*
+ * @inv, at index @depth of @worker's frames, was promoted while @left ran
+ * (every younger frame has returned since): take it back from the cell,
+ * or wait until the thief that took it has run it.
+ */
+static noinline void ws_invoke_reclaim(struct ws_worker *worker,
+				       struct ws_invoke *inv,
+				       unsigned int depth)
+{
+	/*
+	 * No longer counted as promoted.  Our heartbeat now sees no frame
+	 * to promote at or above @depth (inv_depth is @depth already), and
+	 * the cell holds ours or nothing: it is emptied before any other
+	 * frame goes in, and every frame promoted after ours is younger.
+	 */
+	WRITE_ONCE(worker->inv_published, depth);
+	/*
+	 * Fully ordered; pairs with the cmpxchg() of a thief in
+	 * ws_take_promoted(): exactly one of us takes the frame.
+	 */
+	if (cmpxchg(&worker->inv_cell, &inv->task, NULL) == &inv->task) {
+		inv->fn(inv->arg);
+		return;
+	}
+	ws_worker_wait(worker, &inv->group, false);
+}
+
 /**
  * ws_parallel_invoke - call two functions, possibly in parallel
  * @pool: the pool; NULL for ws_system_pool
@@ -1796,15 +2029,17 @@ static void ws_invoke_join(struct ws_worker *worker, struct ws_invoke *inv,
  * the caller runs tasks of the pool, as in ws_group_wait(), until @right
  * has finished.
  *
- * Where @right waits (Lace's split deque, in spirit): on the caller's
- * deque, for thieves to steal, when the deque is empty, so that idle
- * threads always find work there; otherwise in a private frame of the
- * caller's slot, with no deque traffic and no barrier at all, until a
- * thief that finds the deque empty asks for work.  The caller answers
- * at its next ws_parallel_invoke() by publishing its oldest private
- * frame.  So @right may not be offered to other threads before @left
- * returns, if @left runs long without calling ws_parallel_invoke():
- * parallelism is a permission, never an obligation.
+ * Where @right waits (heartbeat scheduling): on a worker of the pool, in
+ * a private frame of the caller's slot, with no deque traffic, no atomic
+ * operation and no barrier, until it is promoted to the slot's promotion
+ * cell, where other threads take it: by the worker's heartbeat, a timer
+ * that interrupts it every heartbeat_us microseconds (module parameter,
+ * default 100) while it runs calls; at its next call after a thief found
+ * nothing and asked; at its outermost call when a worker is idle; and
+ * before it naps in a wait.  So an idle worker waits about one heartbeat
+ * at most for work, whatever @left does between calls.  A thread that
+ * is not a worker bound to a CPU (one that joined, a user pool's worker)
+ * puts @right on its deque at once instead.
  *
  * It does not reschedule between the calls: long-running bodies call
  * cond_resched().  The second call counts in the pool's statistics only
@@ -1824,7 +2059,7 @@ static void ws_invoke_join(struct ws_worker *worker, struct ws_invoke *inv,
 void ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
 			void *left_arg, ws_invoke_fn right, void *right_arg)
 {
-	struct ws_worker *worker, *joined = NULL;
+	struct ws_worker *worker, *joined;
 	/*
 	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO: every field a thief or
 	 * the wait reads is set before it is published (the zeroing cost a
@@ -1840,66 +2075,63 @@ void ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
 	__might_sleep(__FILE__, __LINE__);
 	pool = pool ? pool : ws_system_pool;
 	worker = ws_current_worker(pool);
-	if (unlikely(!worker)) {
-		joined = ws_join(pool);
-		worker = joined;
-		if (!worker) {
-			ws_invoke_outside(pool, left, left_arg,
-					  right, right_arg);
-			return;
-		}
+	if (unlikely(!worker || !worker->latent)) {
+		joined = worker ? NULL : ws_join(pool);
+		if (joined)
+			worker = joined;
+		if (worker)
+			ws_invoke_eager(worker, left, left_arg, right,
+					right_arg);
+		else
+			ws_invoke_outside(pool, left, left_arg, right,
+					  right_arg);
+		if (joined)
+			ws_release_slot(joined);
+		return;
 	}
+
+	depth = worker->inv_depth;
+	if (unlikely(depth >= WS_INVOKE_FRAMES)) {
+		/* Nested too deep to keep: the frames below are larger. */
+		left(left_arg);
+		right(right_arg);
+		return;
+	}
+	/*
+	 * Answer a thief: a plain read of a WRITE_ONCE() flag.  READ_ONCE()
+	 * of inv_published: our heartbeat interrupt writes it.
+	 */
+	if (unlikely(READ_ONCE(worker->inv_request)) &&
+	    READ_ONCE(worker->inv_published) < depth)
+		ws_invoke_offer(worker);
+
 	inv.fn = right;
 	inv.arg = right_arg;
 	inv.isolation = worker->isolation;
-
-	/* Answer a thief: owner only, a plain read of a WRITE_ONCE() flag. */
-	if (unlikely(READ_ONCE(worker->inv_request)) &&
-	    worker->inv_published < worker->inv_depth)
-		ws_invoke_publish(worker);
-
-	depth = worker->inv_depth;
+	/* Marked: our heartbeat interrupt reads it (KCSAN sees both). */
+	WRITE_ONCE(worker->inv_frames[depth], &inv);
 	/*
-	 * Private unless the deque is empty: a snapshot (a thief may empty
-	 * it right after; it then asks for work, see ws_invoke_request()).
+	 * The frame, then its index: our heartbeat interrupt reads the
+	 * index, then the frame (ws_invoke_promote()), on this CPU, so
+	 * program order is all it needs.  WRITE_ONCE(): thieves read it as
+	 * a hint, in ws_invoke_request().
 	 */
-	if (likely(depth < WS_INVOKE_FRAMES) &&
-	    ws_deque_size(&worker->deque)) {
-		worker->inv_frames[depth] = &inv;
-		/* Read locklessly by thieves, in ws_invoke_request(). */
-		WRITE_ONCE(worker->inv_depth, depth + 1);
-		left(left_arg);
-		/* As above. */
-		WRITE_ONCE(worker->inv_depth, depth);
-		if (likely(depth >= worker->inv_published)) {
-			right(right_arg);
-			goto out;
-		}
-		/* Published while @left ran (its frames are gone by now). */
-		WRITE_ONCE(worker->inv_published, depth);
-		ws_invoke_join(worker, &inv, right, right_arg);
-		goto out;
-	}
-
-	ws_invoke_arm(worker, &inv);
-	if (unlikely(!ws_deque_push(&worker->deque, &inv.task, GFP_NOWAIT))) {
-		/* The deque could not grow: one after the other, here. */
-		left(left_arg);
-		right(right_arg);
-		goto out;
-	}
-	/*
-	 * As ws_push_own() but counted in no statistic: a call that is not
-	 * stolen is no task.  No barrier before the wake-up, for the reason
-	 * given there.
-	 */
-	trace_wsched_spawn(pool, &inv.task);
-	ws_wake_one(pool);
+	barrier();
+	WRITE_ONCE(worker->inv_depth, depth + 1);
+	if (unlikely(!depth))
+		ws_heartbeat_enter(worker);
 	left(left_arg);
-	ws_invoke_join(worker, &inv, right, right_arg);
-out:
-	if (joined)
-		ws_release_slot(joined);
+	/*
+	 * Take the frame back; from here our heartbeat cannot promote it.
+	 * It may have before: the read of inv_published below comes after
+	 * this store in program order (both volatile), which is the order
+	 * our interrupt sees them in.
+	 */
+	WRITE_ONCE(worker->inv_depth, depth);
+	if (likely(depth >= READ_ONCE(worker->inv_published)))
+		right(right_arg);
+	else
+		ws_invoke_reclaim(worker, &inv, depth);
 }
 EXPORT_SYMBOL_GPL(ws_parallel_invoke);
 

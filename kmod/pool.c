@@ -339,6 +339,12 @@ static int ws_cpu_offline(unsigned int cpu, struct hlist_node *node)
 		return 0;
 	kthread_stop(worker->thread);
 	WRITE_ONCE(worker->thread, NULL);
+	/*
+	 * Before the timer would move to another CPU: the slot's next
+	 * thread, on this CPU again, starts it again on its own CPU, so it
+	 * never beats on a CPU other than its worker's outside hotplug.
+	 */
+	ws_heartbeat_stop(worker);
 	WRITE_ONCE(pool->nr_threads, pool->nr_threads - 1);
 	ws_replace_worker(pool, cpu);
 	/* The owner is gone (kthread_stop() orders us after it). */
@@ -363,7 +369,11 @@ static void ws_pool_free(struct ws_pool *pool)
 
 		if (!worker)
 			continue;
-		/* Every thread of the pool is gone: no reader is left. */
+		/*
+		 * Every thread of the pool is gone: no reader is left, and
+		 * no call arms the heartbeat again.
+		 */
+		ws_heartbeat_stop(worker);
 		kfree(rcu_dereference_protected(worker->victims, 1));
 		ws_deque_destroy(&worker->deque);
 		kfree(worker);
@@ -427,12 +437,14 @@ static int ws_pool_setup(struct ws_pool *pool, const char *name,
 		if (!worker)
 			return -ENOMEM;
 		pool->workers[cpu] = worker;
+		worker->pool = pool;
+		worker->cpu = cpu;
+		/* First: ws_pool_free() stops every slot's heartbeat. */
+		ws_heartbeat_init(worker);
 		ret = ws_deque_init(&worker->deque, join ? WS_DEQUE_JOIN_SLOTS :
 				    WS_DEQUE_INIT_SLOTS, GFP_KERNEL);
 		if (ret)
 			return ret;
-		worker->pool = pool;
-		worker->cpu = cpu;
 		worker->rand = get_random_u32() | 1;
 		INIT_LIST_HEAD(&worker->idle_node);
 		init_llist_head(&worker->mailbox);

@@ -6,6 +6,7 @@
 #define _WSCHED_INTERNAL_H
 
 #include <linux/cpuhotplug.h>
+#include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/percpu.h>
@@ -110,15 +111,29 @@ struct vhost_task;
  * @compensator: the last compensation thread started in this join slot,
  *	with a task reference, until it is reaped (by whoever claims the
  *	slot to start the next one, or by ws_pool_destroy())
- * @inv_request: set by a thief that found @deque empty while some of
- *	@inv_frames were private; cleared by the owner when it publishes
- *	a frame (A: WRITE_ONCE() and READ_ONCE(), a hint with no ordering)
+ * @inv_request: set by a thief that found @deque and @inv_cell empty
+ *	while some of @inv_frames were private; cleared when a frame is
+ *	promoted (A: WRITE_ONCE() and READ_ONCE(), a hint with no ordering)
+ * @latent: a CPU slot of a kernel pool, whose thread is bound to the
+ *	CPU: its ws_parallel_invoke() frames stay private until promoted
+ *	(by @hb_timer, a thief's request or a wait).  Other slots push
+ *	every second call onto @deque at once (I)
+ * @hb_armed: @hb_timer is queued or running (O and its heartbeat
+ *	interrupt, on the same CPU: WRITE_ONCE() and READ_ONCE())
+ * @inv_cell: the promoted frame's task that no thief took yet, or NULL
+ *	(A: stored non-NULL only by the owner with interrupts off or by its
+ *	heartbeat interrupt, with release; emptied with cmpxchg() by a
+ *	thief or by the owner taking its frame back)
+ * @hb_timer: the heartbeat: while the owner runs ws_parallel_invoke()
+ *	calls, it interrupts the owner every ws_heartbeat_us and promotes
+ *	the oldest private frame to @inv_cell (see ws_heartbeat())
  * @inv_frames: the second calls of the ws_parallel_invoke() calls nested
- *	on the owner that did not go onto @deque, oldest first (O)
- * @inv_depth: entries of @inv_frames in use (O; stored with WRITE_ONCE()
- *	and read locklessly by thieves, a hint)
- * @inv_published: how many of them, the oldest, were published onto
- *	@deque since; the rest are private (O; as @inv_depth)
+ *	on the owner, oldest first (O; read by its heartbeat interrupt)
+ * @inv_depth: entries of @inv_frames in use (O and its heartbeat
+ *	interrupt; stored with WRITE_ONCE() and read locklessly by thieves,
+ *	a hint)
+ * @inv_published: how many of them, the oldest, were promoted since;
+ *	the rest are private (O and its heartbeat interrupt, as @inv_depth)
  * @vtsk: the user worker thread of a CPU slot of a user pool, from its
  *	creation until it is stopped (U)
  * @ustate: whether a CPU slot of a user pool has a thread (U; its own
@@ -146,6 +161,10 @@ struct ws_worker {
 	unsigned int ticks;
 	unsigned long isolation;
 	struct task_struct *compensator;
+	bool latent;
+	bool hb_armed;
+	struct ws_task *inv_cell;
+	struct hrtimer hb_timer;
 	unsigned int inv_depth;
 	unsigned int inv_published;
 	struct ws_invoke *inv_frames[WS_INVOKE_FRAMES];
@@ -229,6 +248,10 @@ struct ws_pool {
 extern bool ws_frozen;
 
 int ws_worker_thread(void *arg);
+/* Microseconds between heartbeats (module parameter heartbeat_us). */
+extern unsigned int ws_heartbeat_us;
+void ws_heartbeat_init(struct ws_worker *worker);
+void ws_heartbeat_stop(struct ws_worker *worker);
 bool ws_worker_run(struct ws_worker *worker, bool once);
 
 /*

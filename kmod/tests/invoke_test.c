@@ -3,10 +3,13 @@
  * KUnit tests of ws_parallel_invoke(): every call of a recursion runs
  * exactly once with the right result, from a worker, from a thread that
  * joins and from one that cannot; the second call is stolen and runs in
- * parallel with the first; a second call kept private (the caller's
- * deque was not empty) is published when a thief asks and runs on the
- * thief; a task the first call leaves on the deque above the second runs
- * before it, both once; calls inside an isolated region finish.
+ * parallel with the first; a second call kept private is promoted when a
+ * thief asks and runs on the thief; a task the first call leaves on the
+ * deque runs after the unstolen second call, both once; calls inside an
+ * isolated region finish.  Each promotion trigger alone hands a private
+ * second call to another worker while the first call runs: the
+ * heartbeat (and, as the control, nothing without it), a thief's
+ * request, a wait about to nap.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -278,9 +281,13 @@ static void invoke_stolen(struct kunit *test)
  * @right_runs: runs of the second call
  * @was_private: the second call was in a private frame while the first ran
  * @met: the first call saw the second one running before it returned
+ * @kick_group: the group of @kick
+ * @kick: a task the first call spawns to wake the other worker
  */
 struct it_pub {
 	struct ws_pool *pool;
+	struct ws_group kick_group;
+	struct ws_task kick;
 	int started;
 	struct task_struct *owner;
 	struct task_struct *right_thread;
@@ -291,6 +298,11 @@ struct it_pub {
 
 static void it_pub_nop(void *arg)
 {
+}
+
+static struct ws_task *it_trig_nop_task(struct ws_task *task)
+{
+	return NULL;
 }
 
 static void it_pub_right(void *arg)
@@ -317,6 +329,14 @@ static void it_pub_left(void *arg)
 
 	/* Owner-side fields, read on the owner. */
 	p->was_private = self && self->inv_depth > self->inv_published;
+	/*
+	 * A sleeping worker asks for nothing: wake the other one with a
+	 * task on our deque, which it steals; then it finds nothing more,
+	 * and asks.
+	 */
+	ws_group_init(&p->kick_group, p->pool);
+	ws_task_init(&p->kick, it_trig_nop_task);
+	ws_spawn(&p->kick_group, &p->kick);
 	/* Pairs with smp_store_release() in it_pub_right(). */
 	while (!smp_load_acquire(&p->started) &&
 	       time_before(jiffies, deadline)) {
@@ -326,6 +346,7 @@ static void it_pub_left(void *arg)
 	}
 	/* As above. */
 	p->met = smp_load_acquire(&p->started);
+	ws_group_wait(&p->kick_group);
 }
 
 /* The outer call: its second call goes onto the empty deque. */
@@ -352,13 +373,14 @@ static struct ws_task *it_pub_root_fn(struct ws_task *task)
 
 /*
  * On a pool of two workers (with attributes, so the test thread sleeps
- * instead of joining): one runs the root, the other steals the root's
- * public second call, finds the deque empty, and asks; the root's worker
- * publishes the private frame, and the thief runs it.  A thief fast
- * enough to take the public call before the nested call was pushed makes
- * that one public too; such rounds are retried.
+ * instead of joining): one runs the root, the other takes the root's
+ * promoted second call, finds nothing more, and asks; the root's worker
+ * promotes the private frame at its next call (or its heartbeat does,
+ * when it beats), and the thief runs it.  A thief fast enough to take
+ * the root's call late makes the nested one promoted before the first
+ * call ran; such rounds are retried.
  */
-static void invoke_private_published(struct kunit *test)
+static void it_pub_rounds(struct kunit *test)
 {
 	struct ws_pool_attrs attrs = { .max_workers = 2 };
 	struct ws_pool *pool = ws_test_pool(test, "ws_it_pub", &attrs);
@@ -389,6 +411,232 @@ static void invoke_private_published(struct kunit *test)
 	}
 	KUNIT_EXPECT_GT(test, private_rounds, 0U);
 	ws_test_pool_destroy(test, pool);
+}
+
+/* Set the heartbeat interval for a test; returns the one to restore. */
+static unsigned int it_hb_set(unsigned int us)
+{
+	unsigned int old = READ_ONCE(ws_heartbeat_us);
+
+	WRITE_ONCE(ws_heartbeat_us, us);
+	return old;
+}
+
+/* With the default heartbeat: whichever trigger comes first. */
+static void invoke_private_published(struct kunit *test)
+{
+	unsigned int old = it_hb_set(100);
+
+	it_pub_rounds(test);
+	it_hb_set(old);
+}
+
+/* Without the heartbeat: only the thief's request promotes. */
+static void invoke_request_promotes(struct kunit *test)
+{
+	unsigned int old = it_hb_set(0);
+
+	it_pub_rounds(test);
+	it_hb_set(old);
+}
+
+/* ---- promotion while the first call neither calls nor returns ---- */
+
+/* How long the first call spins, or the test waits, before giving up. */
+#define IT_TRIG_PATIENCE	(5 * HZ)
+
+/**
+ * struct it_trig - a second call that only a promotion can start while
+ *	the first call runs
+ * @pool: two workers, with attributes (the test thread sleeps)
+ * @wait: the first call waits on @group, else it spins
+ * @owner: the worker that made the calls
+ * @right_thread: the thread that ran the second call
+ * @right_runs: runs of the second call
+ * @started: set by the second call once it runs
+ * @left_done: set by the first call as it returns
+ * @met: the second call started before the first call returned
+ * @released: @p was spawned (by the second call, or by the test thread
+ *	when nothing promoted the second call in time)
+ * @by_test: the test thread spawned @p
+ * @wait_ret: what the first call's ws_group_wait() returned
+ * @ran: completed by the second call, for the test thread
+ * @group: the group the first call waits on: @t, which waits for @p
+ * @p: spawned by the second call
+ * @t: spawned by the first call, ready once @p ran
+ */
+struct it_trig {
+	struct ws_pool *pool;
+	bool wait;
+	struct task_struct *owner;
+	struct task_struct *right_thread;
+	atomic_t right_runs;
+	int started;
+	int left_done;
+	bool met;
+	atomic_t released;
+	bool by_test;
+	int wait_ret;
+	struct completion ran;
+	struct ws_group group;
+	struct ws_task p;
+	struct ws_task t;
+};
+
+static void it_trig_release(struct it_trig *tr, bool by_test)
+{
+	if (atomic_cmpxchg(&tr->released, 0, 1))
+		return;
+	tr->by_test = by_test;
+	ws_spawn(&tr->group, &tr->p);
+}
+
+static void it_trig_right(void *arg)
+{
+	struct it_trig *tr = arg;
+
+	tr->right_thread = current;
+	atomic_inc(&tr->right_runs);
+	/* Pairs with smp_store_release() in it_trig_left(). */
+	tr->met = !smp_load_acquire(&tr->left_done);
+	/* Pairs with smp_load_acquire() in it_trig_left(). */
+	smp_store_release(&tr->started, 1);
+	if (tr->wait)
+		it_trig_release(tr, false);
+	complete(&tr->ran);
+}
+
+/*
+ * No ws_parallel_invoke() in here, so no request is answered: only the
+ * heartbeat (spinning) or the wait (waiting) can promote the second call.
+ */
+static void it_trig_left(void *arg)
+{
+	struct it_trig *tr = arg;
+	unsigned long deadline = jiffies + IT_TRIG_PATIENCE;
+
+	tr->owner = current;
+	if (tr->wait) {
+		/* @t waits for @p, which only the second call spawns. */
+		ws_spawn(&tr->group, &tr->t);
+		tr->wait_ret = ws_group_wait(&tr->group);
+	} else {
+		/* Pairs with smp_store_release() in it_trig_right(). */
+		while (!smp_load_acquire(&tr->started) &&
+		       time_before(jiffies, deadline))
+			cpu_relax();
+	}
+	/* Pairs with smp_load_acquire() in it_trig_right(). */
+	smp_store_release(&tr->left_done, 1);
+}
+
+static void it_trig_outer(void *arg)
+{
+	struct it_trig *tr = arg;
+
+	ws_parallel_invoke(tr->pool, it_trig_left, tr, it_trig_right, tr);
+}
+
+struct it_trig_root {
+	struct ws_task task;
+	struct it_trig *tr;
+};
+
+/*
+ * The outermost call's second call is promoted at once when the other
+ * worker idles; the nested one, the one under test, stays private.
+ */
+static struct ws_task *it_trig_root_fn(struct ws_task *task)
+{
+	struct it_trig *tr = container_of(task, struct it_trig_root,
+					  task)->tr;
+
+	ws_group_init(&tr->group, tr->pool);
+	ws_parallel_invoke(tr->pool, it_trig_outer, tr, it_pub_nop, NULL);
+	return NULL;
+}
+
+static void it_trig_run(struct kunit *test, struct it_trig *tr, bool wait,
+			unsigned int hb_us)
+{
+	struct ws_pool_attrs attrs = { .max_workers = 2 };
+	struct ws_pool *pool = ws_test_pool(test, "ws_it_trig", &attrs);
+	struct it_trig_root root = { .tr = tr };
+	struct ws_group group;
+	unsigned int old;
+
+	if (ws_pool_nr_workers(pool) < 2)
+		kunit_skip(test, "needs two workers");
+	tr->pool = pool;
+	tr->wait = wait;
+	atomic_set(&tr->right_runs, 0);
+	atomic_set(&tr->released, 0);
+	init_completion(&tr->ran);
+	ws_task_init(&tr->p, it_trig_nop_task);
+	ws_task_init(&tr->t, it_trig_nop_task);
+	/* Only a waiting first call spawns them (an unspawned edge leaks). */
+	if (wait)
+		KUNIT_ASSERT_EQ(test, ws_task_precede(&tr->p, &tr->t, GFP_KERNEL),
+				0);
+	old = it_hb_set(hb_us);
+	ws_task_init(&root.task, it_trig_root_fn);
+	ws_group_init(&group, pool);
+	ws_spawn(&group, &root.task);
+	/*
+	 * Waiting, the first call would wait forever if nothing promoted
+	 * the second: end its wait ourselves, and fail below.
+	 */
+	if (wait && !wait_for_completion_timeout(&tr->ran, IT_TRIG_PATIENCE))
+		it_trig_release(tr, true);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	it_hb_set(old);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tr->right_runs), 1);
+	ws_test_pool_destroy(test, pool);
+}
+
+/*
+ * The first call spins without calling: the heartbeat promotes the
+ * second, which the other worker starts while the first still spins.
+ */
+static void invoke_heartbeat_promotes(struct kunit *test)
+{
+	struct it_trig *tr = kunit_kzalloc(test, sizeof(*tr), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tr);
+	it_trig_run(test, tr, false, 100);
+	KUNIT_EXPECT_TRUE(test, tr->met);
+	KUNIT_EXPECT_PTR_NE(test, tr->right_thread, tr->owner);
+}
+
+/*
+ * The control: without the heartbeat nothing promotes the second call
+ * while the first spins; the caller runs it after the first returns.
+ */
+static void invoke_no_heartbeat_stays(struct kunit *test)
+{
+	struct it_trig *tr = kunit_kzalloc(test, sizeof(*tr), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tr);
+	it_trig_run(test, tr, false, 0);
+	KUNIT_EXPECT_FALSE(test, tr->met);
+	KUNIT_EXPECT_PTR_EQ(test, tr->right_thread, tr->owner);
+}
+
+/*
+ * The first call waits for a task that needs a task the second call
+ * spawns; without the heartbeat, the wait promotes the second call
+ * before it naps, and the other worker runs it.
+ */
+static void invoke_wait_promotes(struct kunit *test)
+{
+	struct it_trig *tr = kunit_kzalloc(test, sizeof(*tr), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tr);
+	it_trig_run(test, tr, true, 0);
+	KUNIT_EXPECT_FALSE(test, tr->by_test);
+	KUNIT_EXPECT_TRUE(test, tr->met);
+	KUNIT_EXPECT_PTR_NE(test, tr->right_thread, tr->owner);
+	KUNIT_EXPECT_EQ(test, tr->wait_ret, 0);
 }
 
 /* ---- the first call leaves a task above the second ---- */
@@ -461,8 +709,13 @@ static struct ws_task *it_left_root_fn(struct ws_task *task)
 
 /*
  * On a pool of one worker (with attributes, so the test thread sleeps
- * rather than joining) nobody steals: the task the first call spawned is
- * popped first, and runs before the second call, each exactly once.
+ * rather than joining) nobody steals.  The second call waits in a
+ * private frame, or in the promotion cell if the heartbeat promoted it,
+ * never on the deque: the worker calls it as soon as the first call
+ * returns, like a plain call, and the task the first call left on the
+ * deque runs in the wait that follows; each exactly once.  (Before the
+ * heartbeat the second call went onto the then empty deque, below the
+ * task, which therefore ran first.)
  */
 static void invoke_left_behind(struct kunit *test)
 {
@@ -484,8 +737,8 @@ static void invoke_left_behind(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, l->ran);
 	KUNIT_EXPECT_EQ(test, atomic_read(&l->task_runs), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&l->right_runs), 1);
-	KUNIT_EXPECT_EQ(test, l->task_order, 1);
-	KUNIT_EXPECT_EQ(test, l->right_order, 2);
+	KUNIT_EXPECT_EQ(test, l->right_order, 1);
+	KUNIT_EXPECT_EQ(test, l->task_order, 2);
 	ws_test_pool_destroy(test, pool);
 }
 
@@ -496,6 +749,10 @@ static struct kunit_case invoke_cases[] = {
 	KUNIT_CASE(invoke_fib_isolated),
 	KUNIT_CASE(invoke_stolen),
 	KUNIT_CASE(invoke_private_published),
+	KUNIT_CASE(invoke_request_promotes),
+	KUNIT_CASE(invoke_heartbeat_promotes),
+	KUNIT_CASE(invoke_no_heartbeat_stays),
+	KUNIT_CASE(invoke_wait_promotes),
 	KUNIT_CASE(invoke_left_behind),
 	{}
 };

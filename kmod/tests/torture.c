@@ -37,11 +37,17 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/prandom.h>
+#include <linux/rwsem.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <linux/wsched.h>
+
+/* Only for ws_heartbeat_us, to report promotion latency in heartbeats. */
+#include "wsched_internal.h"
+
+MODULE_IMPORT_NS(WSCHED_INTERNAL);
 
 static int duration = 60;
 module_param(duration, int, 0444);
@@ -88,6 +94,7 @@ enum tt_op {
 	TT_EXECUTE,	/* another operation inside ws_pool_execute() */
 	TT_POOL,	/* create a pool, use it, destroy it */
 	TT_INVOKE,	/* a tree of ws_parallel_invoke() calls */
+	TT_PROMOTE,	/* a first call that spins, the others idle */
 	TT_NR_OPS
 };
 
@@ -99,7 +106,7 @@ static const char * const tt_op_name[TT_NR_OPS] = {
 	[TT_SPAWN_ON] = "spawn_on",	[TT_PFOR] = "pfor",
 	[TT_REDUCE] = "reduce",		[TT_ISOLATE] = "isolate",
 	[TT_EXECUTE] = "execute",	[TT_POOL] = "pool",
-	[TT_INVOKE] = "invoke",
+	[TT_INVOKE] = "invoke",		[TT_PROMOTE] = "promote",
 };
 
 /* Statistics, read by the statistics thread and at the end. */
@@ -114,6 +121,11 @@ static atomic_long_t tt_online, tt_online_err;
 static atomic_long_t tt_pools;		/* pools created and destroyed */
 static atomic_long_t tt_nomem;		/* refused allocations (tolerated) */
 static atomic_long_t tt_mail_hits;	/* ws_spawn_on() tasks run on the CPU */
+static atomic_long_t tt_promoted;	/* TT_PROMOTE: second calls started */
+static atomic_long_t tt_promote_ns;	/* their total latency */
+static atomic_long_t tt_promote_max_ns;	/* the largest one */
+static atomic_long_t tt_promote_skipped;	/* hotplug, heartbeat off */
+static atomic_long_t tt_hp_seq;		/* odd during a CPU hotplug change */
 static atomic_t tt_failures;
 
 /* How many failures are described in the log; all are counted. */
@@ -217,6 +229,9 @@ static struct task_struct *tt_hotplug_task;
 /* Long-lived pools besides ws_system_pool. */
 static struct ws_pool *tt_pool;		/* joinable, like the system pool */
 static struct ws_pool *tt_attrs_pool;	/* two workers, nice 5 */
+static struct ws_pool *tt_promote_pool;	/* two workers, for TT_PROMOTE */
+/* TT_PROMOTE holds it for writing, every other operation for reading. */
+static DECLARE_RWSEM(tt_excl);
 static struct ws_pool *tt_fifo_pool;	/* one worker: FIFO order visible */
 
 /* Set when the torture threads are to finish their operation and stop. */
@@ -883,6 +898,130 @@ static void tt_invoke(struct tt_thread *thr, struct ws_pool *pool)
 	kvfree(tree.nodes);
 }
 
+/* ---- a first call that neither calls nor returns, the others idle ---- */
+
+/* How long the first call spins at most, waiting for the second. */
+#define TT_PROMOTE_SPIN_MS	5000
+
+/**
+ * struct tt_promote - one TT_PROMOTE operation
+ * @task: the root, run by a worker of tt_promote_pool
+ * @owner: the worker that made the calls
+ * @right_thread: the thread that ran the second call
+ * @t0: when the first call started (ktime_get_ns())
+ * @t1: when the second call started
+ * @started: set by the second call
+ * @left_done: set by the first call as it returns
+ * @met: the second call started before the first returned
+ */
+struct tt_promote {
+	struct ws_task task;
+	struct task_struct *owner;
+	struct task_struct *right_thread;
+	u64 t0;
+	u64 t1;
+	int started;
+	int left_done;
+	bool met;
+};
+
+static void tt_promote_nop(void *arg)
+{
+}
+
+static void tt_promote_right(void *arg)
+{
+	struct tt_promote *pr = arg;
+
+	pr->t1 = ktime_get_ns();
+	pr->right_thread = current;
+	/* Pairs with smp_store_release() in tt_promote_left(). */
+	pr->met = !smp_load_acquire(&pr->left_done);
+	/* Pairs with smp_load_acquire() in tt_promote_left(). */
+	smp_store_release(&pr->started, 1);
+}
+
+/* No call in here: only the heartbeat can promote the second call. */
+static void tt_promote_left(void *arg)
+{
+	struct tt_promote *pr = arg;
+	u64 end;
+
+	pr->owner = current;
+	pr->t0 = ktime_get_ns();
+	end = pr->t0 + TT_PROMOTE_SPIN_MS * NSEC_PER_MSEC;
+	/* Pairs with smp_store_release() in tt_promote_right(). */
+	while (!smp_load_acquire(&pr->started) && ktime_get_ns() < end)
+		cpu_relax();
+	/* Pairs with smp_load_acquire() in tt_promote_right(). */
+	smp_store_release(&pr->left_done, 1);
+}
+
+static void tt_promote_outer(void *arg)
+{
+	ws_parallel_invoke(tt_promote_pool, tt_promote_left, arg,
+			   tt_promote_right, arg);
+}
+
+/* The outermost second call may go at once to the idle worker. */
+static struct ws_task *tt_promote_fn(struct ws_task *task)
+{
+	struct tt_promote *pr = container_of(task, struct tt_promote, task);
+
+	ws_parallel_invoke(tt_promote_pool, tt_promote_outer, pr,
+			   tt_promote_nop, NULL);
+	return NULL;
+}
+
+static void tt_promote_max(u64 ns)
+{
+	long old = atomic_long_read(&tt_promote_max_ns);
+
+	while ((long)ns > old &&
+	       !atomic_long_try_cmpxchg(&tt_promote_max_ns, &old, ns))
+		;
+}
+
+/*
+ * Every other torture thread is out of its operation (tt_excl), so the
+ * second worker of tt_promote_pool idles: the second call must start on
+ * it while the first call spins, within about a heartbeat plus the
+ * wake-up.  Not judged across CPU hotplug (the pool's CPUs may go) or
+ * with the heartbeat off.
+ */
+static void tt_promote(struct tt_thread *thr)
+{
+	struct tt_promote pr = {};
+	/*
+	 * Not judged if a CPU change was under way or made meanwhile: a
+	 * worker of the pool may be stopped, not yet replaced.
+	 */
+	long hp = atomic_long_read(&tt_hp_seq);
+	unsigned int hb = READ_ONCE(ws_heartbeat_us);
+	struct ws_group group;
+	int ret;
+
+	ws_task_init(&pr.task, tt_promote_fn);
+	ws_group_init(&group, tt_promote_pool);
+	ws_spawn(&group, &pr.task);
+	ret = ws_group_wait(&group);
+	if (ret)
+		tt_fail("promote: wait returned %d", ret);
+	if (ws_pool_nr_workers(tt_promote_pool) < 2 || !hb ||
+	    (hp & 1) || hp != atomic_long_read(&tt_hp_seq)) {
+		atomic_long_inc(&tt_promote_skipped);
+		return;
+	}
+	if (!pr.met || pr.right_thread == pr.owner) {
+		tt_fail("promote: not taken during a %u ms spin (heartbeat %u us)",
+			TT_PROMOTE_SPIN_MS, hb);
+		return;
+	}
+	atomic_long_inc(&tt_promoted);
+	atomic_long_add(pr.t1 - pr.t0, &tt_promote_ns);
+	tt_promote_max(pr.t1 - pr.t0);
+}
+
 /* ---- operations inside a region ---- */
 
 #define TT_REGION_MAGIC	0x5a17
@@ -1002,6 +1141,9 @@ static void tt_do(struct tt_thread *thr, enum tt_op op, struct ws_pool *pool)
 	case TT_INVOKE:
 		tt_invoke(thr, pool);
 		break;
+	case TT_PROMOTE:
+		tt_promote(thr);
+		break;
 	default:
 		tt_batch(thr, op, pool);
 		break;
@@ -1022,7 +1164,15 @@ static int tt_torture_thread(void *arg)
 		/* Read by the statistics thread to report stalls. */
 		WRITE_ONCE(thr->since, jiffies);
 		WRITE_ONCE(thr->op, op);
+		if (op == TT_PROMOTE)
+			down_write(&tt_excl);
+		else
+			down_read(&tt_excl);
 		tt_do(thr, op, pools[tt_rand(&thr->rnd, ARRAY_SIZE(pools))]);
+		if (op == TT_PROMOTE)
+			up_write(&tt_excl);
+		else
+			up_read(&tt_excl);
 		WRITE_ONCE(thr->op, -1);
 		cond_resched();
 	}
@@ -1076,6 +1226,8 @@ static int tt_hotplug_thread(void *arg)
 		cpu = cpumask_nth(tt_rand(&rnd, nr), tt_hp_mask);
 		if (cpu >= nr_cpu_ids)
 			continue;
+		/* Odd while a change is under way (TT_PROMOTE reads it). */
+		atomic_long_inc(&tt_hp_seq);
 		if (cpu_online(cpu)) {
 			ret = remove_cpu(cpu);
 			if (!ret) {
@@ -1093,6 +1245,7 @@ static int tt_hotplug_thread(void *arg)
 				atomic_long_inc(&tt_online_err);
 			}
 		}
+		atomic_long_inc(&tt_hp_seq);
 	}
 	tt_hotplug_restore();
 	/* Read by the end of test after the wake-up. */
@@ -1109,6 +1262,7 @@ static void tt_print_stats(const char *what)
 {
 	char buf[320];
 	int len = 0, i;
+	long n;
 
 	for (i = 0; i < TT_NR_OPS; i++)
 		len += scnprintf(buf + len, sizeof(buf) - len, " %s=%ld",
@@ -1125,6 +1279,13 @@ static void tt_print_stats(const char *what)
 		atomic_long_read(&tt_online),
 		atomic_long_read(&tt_online) + atomic_long_read(&tt_online_err),
 		atomic_read(&tt_failures));
+	n = atomic_long_read(&tt_promoted);
+	pr_info("%s: promote: n=%ld mean_us=%lld max_us=%lld skipped=%ld heartbeat_us=%u\n",
+		what, n,
+		n ? div64_s64(atomic_long_read(&tt_promote_ns), n * 1000) : 0,
+		div64_s64(atomic_long_read(&tt_promote_max_ns), 1000),
+		atomic_long_read(&tt_promote_skipped),
+		READ_ONCE(ws_heartbeat_us));
 }
 
 static void tt_check_stalls(void)
@@ -1246,6 +1407,7 @@ static void tt_stop_all(void)
 
 static void tt_destroy_pools(void)
 {
+	ws_pool_destroy(tt_promote_pool);
 	ws_pool_destroy(tt_fifo_pool);
 	ws_pool_destroy(tt_attrs_pool);
 	ws_pool_destroy(tt_pool);
@@ -1264,7 +1426,11 @@ static int __init tt_create_pools(void)
 	attrs.max_workers = 1;
 	attrs.nice = 0;
 	tt_fifo_pool = ws_pool_create_attrs("tt-fifo", &attrs);
-	return PTR_ERR_OR_ZERO(tt_fifo_pool);
+	if (IS_ERR(tt_fifo_pool))
+		return PTR_ERR(tt_fifo_pool);
+	attrs.max_workers = 2;
+	tt_promote_pool = ws_pool_create_attrs("tt-promote", &attrs);
+	return PTR_ERR_OR_ZERO(tt_promote_pool);
 }
 
 static int __init tt_init(void)

@@ -34,6 +34,11 @@
 #include <linux/workqueue.h>
 #include <linux/wsched.h>
 
+/* Only for ws_heartbeat_us, the interval the promotion row compares. */
+#include "wsched_internal.h"
+
+MODULE_IMPORT_NS(WSCHED_INTERNAL);
+
 #define BENCH_MAX_RUNS	31
 #define FIB_MAX		32
 #define NQ_MAX		11
@@ -586,6 +591,129 @@ static int fib_wq_alloc(void)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/*
+ * Promotion latency: a first call that spins without calling, nested
+ * under an outermost call (whose second call goes to an idle worker at
+ * once), so that only the heartbeat can offer the second call to the
+ * idle workers of the pool.  Returns how long the second call waited,
+ * in ns, or 0 if it never started on another thread within a second.
+ */
+struct promote_root {
+	struct ws_task task;
+	struct ws_group group;
+	struct completion done;
+	struct task_struct *owner;
+	struct task_struct *right_thread;
+	u64 t0;
+	u64 t1;
+	int started;
+};
+
+static void promote_nop(void *arg)
+{
+}
+
+static void promote_right(void *arg)
+{
+	struct promote_root *r = arg;
+
+	r->t1 = ktime_get_ns();
+	r->right_thread = current;
+	/* Pairs with smp_load_acquire() in promote_left(). */
+	smp_store_release(&r->started, 1);
+}
+
+static void promote_left(void *arg)
+{
+	struct promote_root *r = arg;
+	u64 end;
+
+	r->owner = current;
+	r->t0 = ktime_get_ns();
+	end = r->t0 + NSEC_PER_SEC;
+	/* Pairs with smp_store_release() in promote_right(). */
+	while (!smp_load_acquire(&r->started) && ktime_get_ns() < end)
+		cpu_relax();
+}
+
+static void promote_outer(void *arg)
+{
+	ws_parallel_invoke(pool_all, promote_left, arg, promote_right, arg);
+}
+
+static struct ws_task *promote_task_fn(struct ws_task *task)
+{
+	ws_parallel_invoke(pool_all, promote_outer,
+			   container_of(task, struct promote_root, task),
+			   promote_nop, NULL);
+	return NULL;
+}
+
+static void promote_root_done(struct ws_group *group)
+{
+	complete(&container_of(group, struct promote_root, group)->done);
+}
+
+static u64 promote_once(void)
+{
+	struct promote_root r = { .started = 0 };
+
+	init_completion(&r.done);
+	ws_group_init(&r.group, pool_all);
+	ws_group_set_done(&r.group, promote_root_done);
+	ws_task_init(&r.task, promote_task_fn);
+	ws_spawn(&r.group, &r.task);
+	wait_for_completion(&r.done);
+	if (r.right_thread == r.owner || r.t1 < r.t0)
+		return 0;
+	return r.t1 - r.t0;
+}
+
+/*
+ * Row invoke_promote: base_ns is the heartbeat interval, ws_ns how long
+ * the second call waited (median over the rounds); latency_beats is
+ * their ratio: about 1 (the outermost call starts the heartbeat just
+ * before the first call) plus the wake-up of an idle worker.
+ */
+static void bench_promote(void)
+{
+	unsigned int rounds = max(runs, 9U), i, missed = 0;
+	struct bench_var *hb = &bench_vars[0], *lat = &bench_vars[1];
+	u64 interval = (u64)READ_ONCE(ws_heartbeat_us) * NSEC_PER_USEC;
+	struct bench_milli m[3];
+	struct bench_ratio q;
+	char extra[160];
+
+	if (!interval || ws_pool_nr_workers(pool_all) < 2) {
+		pr_info("skip invoke_promote: heartbeat off or one worker\n");
+		return;
+	}
+	bench_var(0, "heartbeat", NULL, NULL, 0);
+	bench_var(1, "invoke_promote", NULL, NULL, 0);
+	rounds = min_t(unsigned int, rounds, BENCH_MAX_RUNS);
+	promote_once();
+	for (i = 0; i < rounds; i++) {
+		hb->t[i] = interval;
+		lat->t[i] = promote_once();
+		if (!lat->t[i]) {
+			missed++;
+			lat->t[i] = NSEC_PER_SEC;
+		}
+	}
+	bench_summary(hb->t, rounds, &hb->st);
+	bench_summary(lat->t, rounds, &lat->st);
+	/* latency / interval, in thousandths, per round */
+	bench_ratio(lat, hb, rounds, &q);
+	snprintf(extra, sizeof(extra),
+		 "latency_beats=%s latency_beats_range=%s-%s heartbeat_us=%llu missed=%u rounds=%u",
+		 bench_milli(&m[0], q.med), bench_milli(&m[1], q.min),
+		 bench_milli(&m[2], q.max), div64_u64(interval, NSEC_PER_USEC),
+		 missed, rounds);
+	bench_row("invoke_promote", "heartbeat", hb, lat, rounds, extra);
+	if (missed)
+		bench_err = -EIO;
 }
 
 enum {
@@ -1177,8 +1305,10 @@ static int __init wsched_bench_init(void)
 		num_online_cpus(), ws_pool_nr_workers(pool_all), runs,
 		bench_home, bench_t1_cpu);
 
-	if (bench_selected("fib"))
+	if (bench_selected("fib")) {
 		bench_fib();
+		bench_promote();
+	}
 	if (bench_selected("nqueens"))
 		bench_nqueens();
 	if (bench_selected("uts"))

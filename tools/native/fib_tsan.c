@@ -8,6 +8,7 @@
  * against the shim's made-up topology (native_kernel.h), also across
  * CPU hotplug.
  */
+#include <unistd.h>
 #include <linux/wsched.h>
 #include "wsched_internal.h"
 
@@ -105,6 +106,149 @@ static bool invoke_test(int n)
 	ok &= !ws_group_wait(&g);
 	return ok && root.f.result == fib_serial(n) &&
 	       atomic_load(&inv_calls) == fib_calls(n);
+}
+
+/* ---- heartbeat promotion ------------------------------------------------ */
+/*
+ * fib with ws_parallel_invoke() whose leaves spawn a task and wait for it
+ * (pushes and pops of the owner's deque), run with a heartbeat of a few
+ * microseconds: promotions interrupt the owner anywhere, in its deque
+ * operations and between the stores of its calls, while thieves take the
+ * promoted frames.  Every call must run once.
+ */
+static struct ws_task *leaf_task(struct ws_task *t)
+{
+	(void)t;
+	atomic_fetch_add_explicit(&inv_calls, 1, memory_order_relaxed);
+	return NULL;
+}
+
+static void fib_hb_fn(void *arg)
+{
+	struct fib_inv *f = arg;
+	struct fib_inv a = { .n = f->n - 1 }, b = { .n = f->n - 2 };
+
+	atomic_fetch_add_explicit(&inv_calls, 1, memory_order_relaxed);
+	if (f->n < 2) {
+		struct ws_task t;
+		struct ws_group g;
+
+		ws_group_init(&g, NULL);
+		ws_task_init(&t, leaf_task);
+		ws_spawn(&g, &t);
+		f->result = ws_group_wait(&g) ? -1000000 : f->n;
+		return;
+	}
+	ws_parallel_invoke(NULL, fib_hb_fn, &a, fib_hb_fn, &b);
+	f->result = a.result + b.result;
+}
+
+static struct ws_task *fib_hb_task(struct ws_task *t)
+{
+	fib_hb_fn(&container_of(t, struct fib_inv_root, task)->f);
+	return NULL;
+}
+
+static long fib_leaves(int n) { return n < 2 ? 1 : fib_leaves(n - 1) + fib_leaves(n - 2); }
+
+static bool heartbeat_race_test(int n, int rounds)
+{
+	unsigned int old = ws_heartbeat_us;
+	bool ok = true;
+	int i;
+
+	/* Plain: nothing runs calls now; the workers read it in their calls. */
+	__atomic_store_n(&ws_heartbeat_us, 5, __ATOMIC_RELAXED);
+	for (i = 0; i < rounds && ok; i++) {
+		struct fib_inv_root root = { .f = { .n = n } };
+		struct ws_group g;
+
+		atomic_store(&inv_calls, 0);
+		ws_group_init(&g, NULL);
+		ws_task_init(&root.task, fib_hb_task);
+		ws_spawn(&g, &root.task);
+		/* Main joins and may run the root (eagerly) in odd rounds. */
+		if (!(i & 1))
+			while (!ws_group_done(&g))
+				usleep(100);
+		ok = !ws_group_wait(&g) && root.f.result == fib_serial(n) &&
+		     atomic_load(&inv_calls) == fib_calls(n) + fib_leaves(n);
+	}
+	__atomic_store_n(&ws_heartbeat_us, old, __ATOMIC_RELAXED);
+	return ok;
+}
+
+/*
+ * A first call that spins without calling, under an outermost call (whose
+ * second call an idle worker may get at once): only the heartbeat can
+ * hand the nested second call to another worker while the first spins.
+ */
+struct hb_spin {
+	struct ws_task task;
+	struct ws_group group;
+	struct task_struct *owner, *right_thread;
+	_Atomic int started, left_done, done;
+	bool met;
+};
+
+static void hb_nop(void *arg) { (void)arg; }
+
+static void hb_right(void *arg)
+{
+	struct hb_spin *h = arg;
+
+	h->right_thread = current;
+	h->met = !atomic_load(&h->left_done);
+	atomic_store(&h->started, 1);
+}
+
+static void hb_left(void *arg)
+{
+	struct hb_spin *h = arg;
+	struct timespec t0, t;
+
+	h->owner = current;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (!atomic_load(&h->started) && t.tv_sec - t0.tv_sec < 5);
+	atomic_store(&h->left_done, 1);
+}
+
+static void hb_outer(void *arg)
+{
+	ws_parallel_invoke(NULL, hb_left, arg, hb_right, arg);
+}
+
+static struct ws_task *hb_spin_task(struct ws_task *t)
+{
+	ws_parallel_invoke(NULL, hb_outer, container_of(t, struct hb_spin, task),
+			   hb_nop, NULL);
+	return NULL;
+}
+
+static void hb_spin_done(struct ws_group *g)
+{
+	atomic_store(&container_of(g, struct hb_spin, group)->done, 1);
+}
+
+/*
+ * Main does not wait in the pool: it would join it and could run the
+ * root itself, from a join slot, which pushes its second calls at once.
+ */
+static bool heartbeat_promote_test(void)
+{
+	struct hb_spin h = { .met = false };
+
+	if (ws_pool_nr_workers(ws_system_pool) < 2)
+		return true;
+	ws_group_init(&h.group, NULL);
+	ws_group_set_done(&h.group, hb_spin_done);
+	ws_task_init(&h.task, hb_spin_task);
+	ws_spawn(&h.group, &h.task);
+	while (!atomic_load(&h.done))
+		usleep(1000);
+	return h.met && h.right_thread != h.owner && h.owner->flags & PF_KTHREAD;
 }
 
 static u64 sq_body(unsigned long b, unsigned long e, void *arg)
@@ -329,7 +473,7 @@ int main(int argc, char **argv)
 		native_teardown();
 		return all ? 0 : 1;
 	}
-	printf("1..7\n");
+	printf("1..9\n");
 	if (native_module_init()) {
 		printf("not ok 1 fib_tsan module_init\n");
 		return 1;
@@ -356,6 +500,19 @@ int main(int argc, char **argv)
 	       (unsigned long long)(st.stolen - stolen));
 	all &= ok;
 	report(ok, "parallel_invoke_tsan");
+
+	ok = heartbeat_promote_test();
+	all &= ok;
+	report(ok, "heartbeat_promote_tsan");
+
+	ws_pool_read_stats(ws_system_pool, &st);
+	stolen = st.stolen;
+	ok = heartbeat_race_test(14, 20);
+	ws_pool_read_stats(ws_system_pool, &st);
+	printf("# fib(14) with spawning leaves, heartbeat 5 us, 20 rounds: %llu stolen\n",
+	       (unsigned long long)(st.stolen - stolen));
+	all &= ok;
+	report(ok, "heartbeat_race_tsan");
 
 	ok = !ws_parallel_reduce(NULL, 0, 100000, 16, &ops, NULL, &sum);
 	for (i = 0; i < 100000; i++)

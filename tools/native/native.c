@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <signal.h>
+#include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include "wsched_internal.h"
 
@@ -32,14 +34,11 @@ static void native_task_init(struct task_struct *t)
 	pthread_cond_init(&t->cond, NULL);
 }
 
-struct task_struct *native_get_current(void)
+struct task_struct *native_get_current_slow(void)
 {
-	struct task_struct *t = native_current;
-
-	if (likely(t))
-		return t;
 	/* A thread that is not a kthread: a "user" task. */
-	t = &native_self;
+	struct task_struct *t = &native_self;
+
 	native_task_init(t);
 	t->thread = pthread_self();
 	snprintf(t->comm, sizeof(t->comm), "user");
@@ -47,21 +46,17 @@ struct task_struct *native_get_current(void)
 	return t;
 }
 
-unsigned int native_smp_processor_id(void)
-{
-	struct task_struct *t = current;
-
-	return (t->flags & PF_KTHREAD) ? t->cpu : 0;
-}
-
+/* The task locks are irq-safe, like pi_lock: a timer callback wakes. */
 int wake_up_process(struct task_struct *p)
 {
 	int was;
 
+	native_irq_disable();
 	pthread_mutex_lock(&p->lock);
 	was = atomic_exchange(&p->__state, TASK_RUNNING) != TASK_RUNNING;
 	pthread_cond_signal(&p->cond);
 	pthread_mutex_unlock(&p->lock);
+	native_irq_enable();
 	return was;
 }
 
@@ -69,10 +64,12 @@ void schedule(void)
 {
 	struct task_struct *t = current;
 
+	native_irq_disable();
 	pthread_mutex_lock(&t->lock);
 	while (atomic_load(&t->__state) != TASK_RUNNING)
 		pthread_cond_wait(&t->cond, &t->lock);
 	pthread_mutex_unlock(&t->lock);
+	native_irq_enable();
 }
 
 long schedule_timeout(long timeout)
@@ -89,10 +86,12 @@ long schedule_timeout(long timeout)
 	ts.tv_nsec += timeout * (1000000000L / HZ);
 	ts.tv_sec += ts.tv_nsec / 1000000000L;
 	ts.tv_nsec %= 1000000000L;
+	native_irq_disable();
 	pthread_mutex_lock(&t->lock);
 	while (atomic_load(&t->__state) != TASK_RUNNING && ret == 0)
 		ret = pthread_cond_timedwait(&t->cond, &t->lock, &ts);
 	pthread_mutex_unlock(&t->lock);
+	native_irq_enable();
 	atomic_store(&t->__state, TASK_RUNNING);
 	return ret ? 0 : 1;
 }
@@ -101,6 +100,228 @@ long schedule_timeout_idle(long timeout)
 {
 	set_current_state(TASK_IDLE);
 	return schedule_timeout(timeout);
+}
+
+/* ---- hrtimers (linux/hrtimer.h) -------------------------------------- */
+enum { NATIVE_TMR_IDLE, NATIVE_TMR_QUEUED, NATIVE_TMR_FIRING };
+
+_Thread_local int native_irq_off;
+_Thread_local volatile int native_irq_deferred;
+static pthread_mutex_t native_tmr_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t native_tmr_cond;
+static struct hrtimer *native_tmr_queue;	/* queued timers, unsorted */
+static pthread_t native_tmr_thread;
+static bool native_tmr_started;
+static _Atomic bool native_tmr_exit;
+static struct task_struct native_tmr_task;	/* current of the timer thread */
+
+static s64 native_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Run a fired timer's callback here; requeue it if it asks. */
+static void native_hrtimer_fire(struct hrtimer *h)
+{
+	enum hrtimer_restart r = h->function(h);
+
+	pthread_mutex_lock(&native_tmr_lock);
+	if (h->state == NATIVE_TMR_FIRING) {
+		if (r == HRTIMER_RESTART) {
+			h->state = NATIVE_TMR_QUEUED;
+			h->next = native_tmr_queue;
+			native_tmr_queue = h;
+			pthread_cond_signal(&native_tmr_cond);
+		} else {
+			h->state = NATIVE_TMR_IDLE;
+		}
+	}
+	pthread_mutex_unlock(&native_tmr_lock);
+}
+
+/* The "interrupt": run the timers that fired for the current thread. */
+void native_irq_run(void)
+{
+	struct task_struct *t = current;
+	struct hrtimer *h;
+
+	native_irq_deferred = 0;
+	/* Nested interrupts wait, as in a hard interrupt. */
+	native_irq_off++;
+	for (;;) {
+		pthread_mutex_lock(&native_tmr_lock);
+		h = t->irq_pending;
+		if (h)
+			t->irq_pending = h->next;
+		pthread_mutex_unlock(&native_tmr_lock);
+		if (!h)
+			break;
+		native_hrtimer_fire(h);
+	}
+	native_irq_off--;
+}
+
+static void native_irq_handler(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	if (native_irq_off)
+		native_irq_deferred = 1;
+	else
+		native_irq_run();
+	errno = saved;
+}
+
+static void *native_tmr_main(void *arg)
+{
+	(void)arg;
+	native_task_init(&native_tmr_task);
+	snprintf(native_tmr_task.comm, sizeof(native_tmr_task.comm), "timer");
+	native_current = &native_tmr_task;
+	pthread_mutex_lock(&native_tmr_lock);
+	while (!atomic_load(&native_tmr_exit)) {
+		struct hrtimer **p, *h, *orphans = NULL;
+		s64 now = native_now(), next = now + 1000000000LL;
+		struct timespec ts;
+
+		for (p = &native_tmr_queue; (h = *p);) {
+			if (h->expires > now) {
+				next = min(next, h->expires);
+				p = &h->next;
+				continue;
+			}
+			*p = h->next;
+			h->state = NATIVE_TMR_FIRING;
+			if (h->target) {
+				/* Valid until joined: it orphans us first. */
+				h->next = h->target->irq_pending;
+				h->target->irq_pending = h;
+				pthread_kill(h->target->thread, SIGURG);
+			} else {
+				h->next = orphans;
+				orphans = h;
+			}
+		}
+		if (orphans) {
+			pthread_mutex_unlock(&native_tmr_lock);
+			while ((h = orphans)) {
+				orphans = h->next;
+				native_hrtimer_fire(h);
+			}
+			pthread_mutex_lock(&native_tmr_lock);
+			continue;
+		}
+		ts.tv_sec = next / 1000000000LL;
+		ts.tv_nsec = next % 1000000000LL;
+		pthread_cond_timedwait(&native_tmr_cond, &native_tmr_lock, &ts);
+	}
+	pthread_mutex_unlock(&native_tmr_lock);
+	return NULL;
+}
+
+void hrtimer_init(struct hrtimer *t, int clock, enum hrtimer_mode mode)
+{
+	(void)clock;
+	(void)mode;
+	memset(t, 0, sizeof(*t));
+}
+
+/* Pinned: the timer interrupts the thread that starts it. */
+void hrtimer_start(struct hrtimer *t, ktime_t tim, enum hrtimer_mode mode)
+{
+	(void)mode;
+	native_irq_disable();
+	pthread_mutex_lock(&native_tmr_lock);
+	if (!native_tmr_started) {
+		struct sigaction sa = { .sa_handler = native_irq_handler,
+					.sa_flags = SA_RESTART };
+		pthread_condattr_t ca;
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGURG, &sa, NULL);
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&native_tmr_cond, &ca);
+		pthread_condattr_destroy(&ca);
+		pthread_create(&native_tmr_thread, NULL, native_tmr_main, NULL);
+		native_tmr_started = true;
+	}
+	t->target = current;
+	t->expires = native_now() + tim;
+	if (t->state == NATIVE_TMR_IDLE) {
+		t->state = NATIVE_TMR_QUEUED;
+		t->next = native_tmr_queue;
+		native_tmr_queue = t;
+	}
+	pthread_cond_signal(&native_tmr_cond);
+	pthread_mutex_unlock(&native_tmr_lock);
+	native_irq_enable();
+}
+
+u64 hrtimer_forward_now(struct hrtimer *t, ktime_t interval)
+{
+	/* Called by the callback: the timer is ours until it returns. */
+	t->expires = native_now() + interval;
+	return 1;
+}
+
+/* Dequeue; wait for a callback that fired to finish (not from it). */
+int hrtimer_cancel(struct hrtimer *t)
+{
+	int was = 0;
+
+	for (;;) {
+		struct hrtimer **p;
+
+		native_irq_disable();
+		pthread_mutex_lock(&native_tmr_lock);
+		if (t->state == NATIVE_TMR_QUEUED) {
+			for (p = &native_tmr_queue; *p != t; p = &(*p)->next)
+				;
+			*p = t->next;
+			t->state = NATIVE_TMR_IDLE;
+			was = 1;
+		}
+		if (t->state == NATIVE_TMR_IDLE) {
+			pthread_mutex_unlock(&native_tmr_lock);
+			native_irq_enable();
+			return was;
+		}
+		pthread_mutex_unlock(&native_tmr_lock);
+		native_irq_enable();
+		usleep(100);
+	}
+}
+
+/*
+ * @t's thread is about to exit: its timers fire on the timer thread from
+ * now on, and those that fired for it and did not run yet run there.
+ */
+static void native_hrtimer_orphan(struct task_struct *t)
+{
+	struct hrtimer *h;
+
+	native_irq_disable();
+	pthread_mutex_lock(&native_tmr_lock);
+	for (h = native_tmr_queue; h; h = h->next)
+		if (h->target == t)
+			h->target = NULL;
+	while ((h = t->irq_pending)) {
+		t->irq_pending = h->next;
+		h->target = NULL;
+		h->state = NATIVE_TMR_QUEUED;
+		h->next = native_tmr_queue;
+		native_tmr_queue = h;
+	}
+	pthread_cond_signal(&native_tmr_cond);
+	pthread_mutex_unlock(&native_tmr_lock);
+	/* Drop a deferred interrupt: nothing is pending for us any more. */
+	native_irq_deferred = 0;
+	native_irq_enable();
 }
 
 /* ---- kthreads -------------------------------------------------------- */
@@ -120,6 +341,7 @@ static void *native_kthread_main(void *arg)
 		t->result = -EINTR;
 	else
 		t->result = t->threadfn(t->data);
+	native_hrtimer_orphan(t);
 	return NULL;
 }
 
@@ -517,4 +739,13 @@ void native_init(void)
 void native_teardown(void)
 {
 	rcu_barrier();
+	if (native_tmr_started) {
+		atomic_store(&native_tmr_exit, true);
+		pthread_mutex_lock(&native_tmr_lock);
+		pthread_cond_signal(&native_tmr_cond);
+		pthread_mutex_unlock(&native_tmr_lock);
+		pthread_join(native_tmr_thread, NULL);
+		native_tmr_started = false;
+		atomic_store(&native_tmr_exit, false);
+	}
 }

@@ -67,6 +67,7 @@ typedef unsigned int gfp_t;
 #define min(a, b)	({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); _a < _b ? _a : _b; })
 #define max(a, b)	({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); _a > _b ? _a : _b; })
 #define clamp(v, lo, hi) min(max(v, lo), hi)
+#define min_t(T, a, b)	min((T)(a), (T)(b))
 
 /* lib/string.c's memchr_inv(): the first byte of @p that is not @c. */
 static inline void *memchr_inv(const void *p, int c, size_t n)
@@ -140,6 +141,9 @@ struct module;
 #define MODULE_DESCRIPTION(s)
 #define MODULE_AUTHOR(s)
 #define MODULE_IMPORT_NS(s)
+#define MODULE_PARM_DESC(name, desc)
+/* Parameters keep their built-in defaults here. */
+#define module_param_named(name, var, type, perm)
 /* The module's init and exit become native_module_init()/_exit(). */
 #define module_init(fn)	int native_module_init(void) { return fn(); }
 #define module_exit(fn)	void native_module_exit(void) { fn(); }
@@ -366,13 +370,43 @@ static inline struct llist_node *llist_reverse_order(struct llist_node *head)
 	     (n = llist_entry(pos->member.next, __typeof__(*n), member), true); \
 	     pos = n)
 
+/*
+ * ---- interrupts (see linux/hrtimer.h): masked while > 0; a timer that
+ * fired meanwhile runs when the last mask is lifted.
+ */
+extern _Thread_local int native_irq_off;
+extern _Thread_local volatile int native_irq_deferred;
+void native_irq_run(void);
+static inline void native_irq_disable(void)
+{
+	native_irq_off++;
+	__asm__ __volatile__("" ::: "memory");
+}
+
+static inline void native_irq_enable(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+	if (!--native_irq_off && __builtin_expect(native_irq_deferred, 0))
+		native_irq_run();
+}
+
 /* ---- spinlocks: pthread mutexes (they may sleep; nothing here cares) --- */
 typedef struct { pthread_mutex_t m; } spinlock_t;
 typedef spinlock_t raw_spinlock_t;
 #define DEFINE_SPINLOCK(x) spinlock_t x = { PTHREAD_MUTEX_INITIALIZER }
 static inline void spin_lock_init(spinlock_t *l) { pthread_mutex_init(&l->m, NULL); }
-static inline void spin_lock(spinlock_t *l) { pthread_mutex_lock(&l->m); }
-static inline void spin_unlock(spinlock_t *l) { pthread_mutex_unlock(&l->m); }
+/* Interrupts masked while held: a timer callback may take any of them. */
+static inline void spin_lock(spinlock_t *l)
+{
+	native_irq_disable();
+	pthread_mutex_lock(&l->m);
+}
+
+static inline void spin_unlock(spinlock_t *l)
+{
+	pthread_mutex_unlock(&l->m);
+	native_irq_enable();
+}
 #define spin_lock_irq(l)		spin_lock(l)
 #define spin_unlock_irq(l)		spin_unlock(l)
 #define spin_lock_bh(l)			spin_lock(l)
@@ -485,7 +519,8 @@ void *native_alloc_percpu(size_t size);
 static inline void free_percpu(void *p) { free(p); }
 #define per_cpu_ptr(p, cpu) \
 	((__typeof__(p))((char *)(p) + (size_t)(cpu) * NATIVE_PCPU_STRIDE))
-unsigned int native_smp_processor_id(void);
+/* Inline, as the kernel's per-CPU read is: defined after task_struct. */
+static inline unsigned int native_smp_processor_id(void);
 #define smp_processor_id()	native_smp_processor_id()
 #define raw_smp_processor_id()	native_smp_processor_id()
 #define this_cpu_ptr(p)		per_cpu_ptr(p, smp_processor_id())
@@ -530,6 +565,7 @@ int native_cpu_up(unsigned int cpu);
 /* Kernel stack of a worker; ws_stack_left() measures the pthread stack. */
 #define THREAD_SIZE		(8UL << 20)
 
+struct hrtimer;
 struct task_struct {
 	_Atomic unsigned int __state;
 	unsigned int flags;
@@ -543,11 +579,27 @@ struct task_struct {
 	pthread_t thread;
 	pthread_mutex_t lock;	/* guards the sleep on @cond */
 	pthread_cond_t cond;
+	struct hrtimer *irq_pending;	/* fired timers to run (timer lock) */
 	char comm[TASK_COMM_LEN];
 };
 extern _Thread_local struct task_struct *native_current;
-struct task_struct *native_get_current(void);
+struct task_struct *native_get_current_slow(void);
+/* Inline, as the kernel's current is (a per-CPU read). */
+static inline struct task_struct *native_get_current(void)
+{
+	struct task_struct *t = native_current;
+
+	return likely(t) ? t : native_get_current_slow();
+}
 #define current	native_get_current()
+
+/* Threads that are not kthreads count as CPU 0. */
+static inline unsigned int native_smp_processor_id(void)
+{
+	struct task_struct *t = current;
+
+	return (t->flags & PF_KTHREAD) ? t->cpu : 0;
+}
 static inline void *task_stack_page(const struct task_struct *t) { return t->stack; }
 static inline bool in_task(void) { return true; }
 /* Threads here are never killed. */
