@@ -111,7 +111,8 @@ static __always_inline void wsd_block_put(struct wsd_ctx *ctx,
 }
 
 /*
- * Every node of @graph has finished: drop its operation references, so
+ * The @nr nodes of @graph (its @wsd_graph.nr, or a constant the caller
+ * knows it equals) have finished: drop their operation references, so
  * that what outlives that point (held-back completions, a synchronous
  * waiter reading the results) needs nothing but the block.  Otherwise a
  * completion held back in a full CQ would keep a registered operation,
@@ -120,11 +121,12 @@ static __always_inline void wsd_block_put(struct wsd_ctx *ctx,
  * graph's completion is posted (or its waiter woken), so that whoever
  * sees that the graph completed can remove the module.
  */
-static __always_inline void wsd_graph_drop_ops(struct wsd_graph *graph)
+static __always_inline void wsd_graph_drop_ops(struct wsd_graph *graph,
+					       u32 nr)
 {
 	u32 i;
 
-	for (i = 0; i < graph->nr; i++)
+	for (i = 0; i < nr; i++)
 		wsd_op_drop(graph->nodes[i].op);
 }
 
@@ -217,7 +219,7 @@ static __always_inline void wsd_graph_complete(struct wsd_graph *graph)
 	 * follows.  wsd_op_put()'s own fully ordered decrement orders that
 	 * before ws_op_unregister() sees the users gone.
 	 */
-	wsd_graph_drop_ops(graph);
+	wsd_graph_drop_ops(graph, graph->nr);
 	/*
 	 * Before the completion is posted: whoever sees it may unregister
 	 * the buffers at once.  Every node is done before the count drops;
@@ -486,8 +488,7 @@ static __always_inline void wsd_graph_run_serial(struct wsd_graph *graph,
 		}
 	}
 	/* Every node ran on this thread: the operations are done with. */
-	for (i = 0; i < nr; i++)
-		wsd_op_drop(graph->nodes[i].op);
+	wsd_graph_drop_ops(graph, nr);
 	/* Plain counters of this thread (wsd_graph_count()). */
 	cqe->res = atomic_read(&graph->error);
 	cqe->flags = WSCHED_CQE_GRAPH;
@@ -503,8 +504,8 @@ static __always_inline void wsd_graph_run_serial(struct wsd_graph *graph,
  * wsd_graph_build(), inline in wsd_graph_start().  @nr is @build->nr,
  * passed apart so that wsd_graph_start() can make it a constant 1 for the
  * one-node graphs that most ENTER calls carry: the loops then fold away.
- * The fields a serial graph never reads (its task, group and pool) are
- * set only for a graph that goes to the pool.
+ * The fields a serial graph never reads (its nodes' tasks, its group,
+ * notify, owner, width) are set only for a graph that goes to the pool.
  */
 static __always_inline struct wsd_graph *
 __wsd_graph_build(struct wsd_ctx *ctx, const struct wsd_build *build,
