@@ -685,6 +685,9 @@ void ws_dev_exit(void);
 int ws_dev_init(void) { return 0; }
 void ws_dev_exit(void) { }
 
+/* ---- job.c (jobs and their cached worker sets) is not built ------------ */
+void ws_job_exit(void) { }
+
 /*
  * ---- uworker.c (user pools' threads) is not built: there are no user
  * pools here, so nothing calls these but paths that check pool->user.
