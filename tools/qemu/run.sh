@@ -243,7 +243,7 @@ boot() {	# boot <stage> <bzImage> <mem> <timeout> <mode>
 		-kernel "$2" -initrd "$dir/initramfs.cpio.gz" \
 		$con -serial chardev:con \
 		-chardev file,id=res,path="$dir/results.log" -serial chardev:res \
-		-append "console=ttyS0 panic=-1 oops=panic hung_task_panic=1 softlockup_panic=1 mitigations=off tsc=nowatchdog printk.time=1 wsched.stage=$stage wsched.mode=$5$numa_arg${torture:+ wsched.torture=$torture}${WSCHED_TORTURE_ARGS:+ wsched.torture_args=$WSCHED_TORTURE_ARGS}" \
+		-append "console=ttyS0 panic=-1 oops=panic hung_task_panic=1 softlockup_panic=1 mitigations=off tsc=unstable printk.time=1 wsched.stage=$stage wsched.mode=$5$numa_arg${torture:+ wsched.torture=$torture}${WSCHED_TORTURE_ARGS:+ wsched.torture_args=$WSCHED_TORTURE_ARGS}" \
 		</dev/null || rc=$?
 	kill "$dumper" 2>/dev/null || true
 	wait "$dumper" 2>/dev/null || true
