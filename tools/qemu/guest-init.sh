@@ -271,6 +271,9 @@ if [ "$mode" = demo ]; then
 			dd if=/dev/urandom of=/tmp/uring.in bs=64k count=16 2>/dev/null
 			uring_chain /tmp/uring.in /tmp/uring.out
 			say "uring_chain: exit $?"
+			say "the same with the graph inline in a 128-byte SQE"
+			uring_chain -i /tmp/uring.in /tmp/uring.out
+			say "uring_chain -i: exit $?"
 			rm -f /tmp/uring.in /tmp/uring.out
 		fi
 		rmmod wsched
@@ -437,15 +440,20 @@ else
 fi
 
 # libwsched's io_uring example: read -> wsched graph -> write in one
-# io_uring link chain, checked against the software checksums.
+# io_uring link chain, checked against the software checksums; the graph
+# staged in the wsched SQ, then (-i) carried inline in a 128-byte SQE.
 if [ -x /bin/uring_chain ] && [ $rc -eq 0 ]; then
 	dd if=/dev/urandom of=/tmp/uring_chain.in bs=64k count=16 2>/dev/null
 	say "uring_chain /tmp/uring_chain.in /tmp/uring_chain.out"
 	timeout 120 uring_chain /tmp/uring_chain.in /tmp/uring_chain.out
 	check uring_chain $? "uring_chain: the chain failed or its checksums differ"
+	say "uring_chain -i /tmp/uring_chain.in /tmp/uring_chain.out"
+	timeout 120 uring_chain -i /tmp/uring_chain.in /tmp/uring_chain.out
+	check uring_chain_inline $? "uring_chain -i: the inline chain failed or its checksums differ"
 	rm -f /tmp/uring_chain.in /tmp/uring_chain.out
 else
 	skip uring_chain "no /bin/uring_chain, or wsched.ko not loaded"
+	skip uring_chain_inline "no /bin/uring_chain, or wsched.ko not loaded"
 fi
 
 # The sample client: parallel crc32c checked against the serial one.

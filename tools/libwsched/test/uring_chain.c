@@ -5,7 +5,7 @@
  * SHA-256 digest with a linked write, all in one io_uring submission;
  * then check both against libwsched's software checksums.
  *
- *	uring_chain <input file> <digest output file>
+ *	uring_chain [-i] <input file> <digest output file>
  *
  *	cc -o uring_chain uring_chain.c \
  *		$(pkg-config --cflags --libs libwsched) -luring
@@ -14,9 +14,15 @@
  * (READ_FIXED), wsched's nodes hash it in place.  The CRC-32C is a
  * node's value, in the wsched CQ; the SHA-256 node writes its digest into
  * the buffer, where the linked WRITE_FIXED takes it from.
+ *
+ * The graph is staged in the wsched SQ and named by the command
+ * (wsched_prep_uring_cmd()), or, with -i, carried in the command itself:
+ * an io_uring with 128-byte SQEs (IORING_SETUP_SQE128) and
+ * wsched_prep_uring_inline(), with no wsched SQ entry at all.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +34,8 @@
 #include <wsched.h>
 
 #define MAX_LEN		(16 << 20)
+/* The inline graph's tag: its nodes complete with user_data tag << 32 | i. */
+#define INLINE_TAG	7
 
 static int fail(const char *what, int err)
 {
@@ -40,7 +48,7 @@ int main(int argc, char **argv)
 	unsigned char *buf, want[32], got[32];
 	struct io_uring_sqe *usqe;
 	struct io_uring_cqe *ucqe;
-	struct wsched_sqe *sqe;
+	struct wsched_sqe *sqe, nodes[2];
 	struct wsched_cqe *cqe;
 	struct wsched_ring w;
 	struct io_uring ring;
@@ -49,9 +57,15 @@ int main(int argc, char **argv)
 	__u32 crc = 0;
 	size_t len, buf_len;
 	int in, out, ret, i, res[3] = { 1, 1, 1 };
+	bool inline_graph = argc == 4 && !strcmp(argv[1], "-i");
+	__u64 crc_data = 1;
 
+	if (inline_graph) {
+		argc--;
+		argv++;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: uring_chain <input> <digest output>\n");
+		fprintf(stderr, "usage: uring_chain [-i] <input> <digest output>\n");
 		return 2;
 	}
 	in = open(argv[1], O_RDONLY);
@@ -78,24 +92,37 @@ int main(int argc, char **argv)
 		return fail("wsched_queue_init", ret);
 	if (!(w.features & WSCHED_FEAT_URING_CMD))
 		return fail("/dev/wsched without io_uring commands", EOPNOTSUPP);
+	if (inline_graph && !(w.features & WSCHED_FEAT_URING_INLINE))
+		return fail("/dev/wsched without inline graphs", EOPNOTSUPP);
 	ret = wsched_register_buffers(&w, &iov, 1);
 	if (ret < 0)
 		return fail("wsched_register_buffers", ret);
-	ret = io_uring_queue_init(8, &ring, 0);
+	ret = io_uring_queue_init(8, &ring,
+				  inline_graph ? IORING_SETUP_SQE128 : 0);
 	if (ret < 0)
 		return fail("io_uring_queue_init", ret);
 	ret = io_uring_register_buffers(&ring, &iov, 1);
 	if (ret < 0)
 		return fail("io_uring_register_buffers", ret);
 
-	/* The graph: CRC-32C and SHA-256 of the data, side by side. */
-	sqe = wsched_get_sqe(&w);
-	wsched_prep_crc32c(sqe, 0, 0, len, 0);
-	wsched_sqe_set_data64(sqe, 1);
-	sqe = wsched_get_sqe(&w);
-	wsched_prep_sha256(sqe, 0, 0, len, 0, len);
-	wsched_sqe_set_data64(sqe, 2);
-	wsched_sqe_set_graph_end(sqe);
+	/*
+	 * The graph: CRC-32C and SHA-256 of the data, side by side; in the
+	 * wsched SQ, or in the caller's array for the inline command.
+	 */
+	if (inline_graph) {
+		memset(nodes, 0, sizeof(nodes));
+		wsched_prep_crc32c(&nodes[0], 0, 0, len, 0);
+		wsched_prep_sha256(&nodes[1], 0, 0, len, 0, len);
+		crc_data = (__u64)INLINE_TAG << 32;
+	} else {
+		sqe = wsched_get_sqe(&w);
+		wsched_prep_crc32c(sqe, 0, 0, len, 0);
+		wsched_sqe_set_data64(sqe, 1);
+		sqe = wsched_get_sqe(&w);
+		wsched_prep_sha256(sqe, 0, 0, len, 0, len);
+		wsched_sqe_set_data64(sqe, 2);
+		wsched_sqe_set_graph_end(sqe);
+	}
 
 	/* read -> graph -> write, linked. */
 	usqe = io_uring_get_sqe(&ring);
@@ -103,9 +130,12 @@ int main(int argc, char **argv)
 	usqe->flags |= IOSQE_IO_LINK;
 	usqe->user_data = 0;
 	usqe = io_uring_get_sqe(&ring);
-	ret = wsched_prep_uring_cmd(usqe, &w);
+	if (inline_graph)
+		ret = wsched_prep_uring_inline(usqe, &w, nodes, 2, INLINE_TAG);
+	else
+		ret = wsched_prep_uring_cmd(usqe, &w);
 	if (ret < 0)
-		return fail("wsched_prep_uring_cmd", ret);
+		return fail("wsched_prep_uring_cmd/inline", ret);
 	usqe->flags |= IOSQE_IO_LINK;
 	usqe->user_data = 1;
 	usqe = io_uring_get_sqe(&ring);
@@ -135,7 +165,7 @@ int main(int argc, char **argv)
 		ret = wsched_wait_cqe(&w, &cqe);
 		if (ret)
 			return fail("wsched_wait_cqe", ret);
-		if (wsched_cqe_get_data64(cqe) == 1)
+		if (wsched_cqe_get_data64(cqe) == crc_data)
 			crc = cqe->value;
 		wsched_cqe_seen(&w, cqe);
 	}
