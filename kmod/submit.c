@@ -458,6 +458,35 @@ static int wsd_sq_stage(struct wsd_ctx *ctx, struct wsd_build *build, u32 nr)
 	return 0;
 }
 
+/*
+ * The io_uring command's hold on @ctx->lock: given up at once (@nowait, in
+ * io_uring's issue) or abandoned on a signal, never an uninterruptible
+ * sleep; then @pool is the one the staged graph runs in.
+ */
+static int wsd_cmd_lock(struct wsd_ctx *ctx, struct ws_pool *pool, bool nowait)
+{
+	if (nowait) {
+		if (!mutex_trylock(&ctx->lock))
+			return -EAGAIN;
+	} else if (mutex_lock_interruptible(&ctx->lock)) {
+		return -EINTR;
+	}
+	ctx->pool = pool;
+	return 0;
+}
+
+/* Build the staged @build into *@graph for a command; 0 or -ENOMEM. */
+static int wsd_cmd_build(struct wsd_ctx *ctx, struct wsd_build *build,
+			 void (*notify)(struct wsd_graph *graph), void *owner,
+			 struct wsd_graph **graph)
+{
+	*graph = wsd_graph_build_notify(ctx, build, notify, owner);
+	if (!*graph)
+		return -ENOMEM;
+	wsd_build_consumed(build);
+	return 0;
+}
+
 /**
  * wsd_sq_submit - build the graph at the head of the SQ for its owner
  * @ctx: the context; the caller saw @ctx->rings_ready
@@ -490,21 +519,12 @@ struct wsd_graph *wsd_sq_submit(struct wsd_ctx *ctx, struct ws_pool *pool,
 	struct wsd_graph *graph = NULL;
 	int ret;
 
-	if (nowait) {
-		if (!mutex_trylock(&ctx->lock))
-			return ERR_PTR(-EAGAIN);
-	} else if (mutex_lock_interruptible(&ctx->lock)) {
-		return ERR_PTR(-EINTR);
-	}
-	ctx->pool = pool;
+	ret = wsd_cmd_lock(ctx, pool, nowait);
+	if (ret)
+		return ERR_PTR(ret);
 	ret = wsd_sq_stage(ctx, &build, nr);
-	if (!ret) {
-		graph = wsd_graph_build_notify(ctx, &build, notify, owner);
-		if (graph)
-			wsd_build_consumed(&build);
-		else
-			ret = -ENOMEM;
-	}
+	if (!ret)
+		ret = wsd_cmd_build(ctx, &build, notify, owner, &graph);
 	if (!ret) {
 		ctx->sq_khead += nr;
 		/*
@@ -556,23 +576,14 @@ struct wsd_graph *wsd_inline_submit(struct wsd_ctx *ctx, struct ws_pool *pool,
 	/* Lockless, as in wsd_consume(): a hint either way. */
 	if (atomic_read(&ctx->inflight) + in->nr > wsd_inflight_limit())
 		return ERR_PTR(-EAGAIN);
-	if (nowait) {
-		if (!mutex_trylock(&ctx->lock))
-			return ERR_PTR(-EAGAIN);
-	} else if (mutex_lock_interruptible(&ctx->lock)) {
-		return ERR_PTR(-EINTR);
-	}
-	ctx->pool = pool;
+	ret = wsd_cmd_lock(ctx, pool, nowait);
+	if (ret)
+		return ERR_PTR(ret);
 	for (i = 0; i < in->nr && !ret; i++)
 		ret = wsd_build_add(ctx, &build, &in->sqes[i], limit,
 				    in->preds[i]);
-	if (!ret) {
-		graph = wsd_graph_build_notify(ctx, &build, notify, owner);
-		if (graph)
-			wsd_build_consumed(&build);
-		else
-			ret = -ENOMEM;
-	}
+	if (!ret)
+		ret = wsd_cmd_build(ctx, &build, notify, owner, &graph);
 	mutex_unlock(&ctx->lock);
 	wsd_build_reset(&build, false);
 	return ret ? ERR_PTR(ret) : graph;

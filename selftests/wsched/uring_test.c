@@ -199,40 +199,87 @@ FIXTURE_TEARDOWN(uring)
 	wsched_queue_exit(&self->w);
 }
 
+/* An inline command on @fd with the payload @uc (a 128-byte SQE). */
+static void prep_inline(struct io_uring_sqe *sqe, int fd,
+			const struct wsched_uring_inline *uc)
+{
+	/* io_uring_get_sqe() returns NULL when the SQ is full. */
+	if (!sqe)
+		abort();
+	memset(sqe, 0, 128);
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = WSCHED_URING_CMD_INLINE;
+	memcpy(sqe->cmd, uc, sizeof(*uc));
+}
+
 /*
- * Prepare READ_FIXED (the input) -> the command of the graph prepared on
- * the wsched ring -> WRITE_FIXED (the digest), linked.
+ * Prepare READ_FIXED (the input) -> the command -> WRITE_FIXED (the
+ * digest), linked, on @ring: the command runs the graph prepared on the
+ * wsched ring, or @uc inline (@ring then has 128-byte SQEs).  Returns the
+ * graph's node count, or wsched_prep_uring_cmd()'s error.
  */
-static int prep_chain(FIXTURE_DATA(uring) *self)
+static int prep_chain(FIXTURE_DATA(uring) *self, struct io_uring *ring,
+		      const struct wsched_uring_inline *uc)
 {
 	struct io_uring_sqe *sqe;
 	int nr;
 
-	sqe = io_uring_get_sqe(&self->ring);
+	sqe = io_uring_get_sqe(ring);
 	io_uring_prep_read_fixed(sqe, self->in_fd, self->buf, DATA_LEN, 0, 0);
 	sqe->user_data = UD_READ;
 	sqe->flags |= IOSQE_IO_LINK;
 
-	sqe = io_uring_get_sqe(&self->ring);
-	nr = wsched_prep_uring_cmd(sqe, &self->w);
-	if (nr < 0)
-		return nr;
+	sqe = io_uring_get_sqe(ring);
+	if (uc) {
+		prep_inline(sqe, wsched_ring_fd(&self->w), uc);
+		nr = uc->nr;
+	} else {
+		nr = wsched_prep_uring_cmd(sqe, &self->w);
+		if (nr < 0)
+			return nr;
+	}
 	sqe->user_data = UD_CMD;
 	sqe->flags |= IOSQE_IO_LINK;
 
-	sqe = io_uring_get_sqe(&self->ring);
+	sqe = io_uring_get_sqe(ring);
 	io_uring_prep_write_fixed(sqe, self->out_fd, self->buf + DIGEST_OFF,
 				  32, 0, 0);
 	sqe->user_data = UD_WRITE;
 	return nr;
 }
 
-TEST_F(uring, chain)
+/*
+ * Submit the chain prep_chain() prepared on @ring and check that all
+ * three steps completed, the graph with its 2 nodes, and that the digest
+ * written is the input's SHA-256.  Returns what reaping returned: not 0
+ * means the wsched completions cannot be waited for either.
+ */
+static int expect_chain_digest(struct __test_metadata *_metadata,
+				FIXTURE_DATA(uring) *self,
+				struct io_uring *ring)
 {
 	unsigned char want[32], got[32];
+	int res[8] = {}, ret;
+
+	ret = reap(ring, 3, res, 8);
+	if (ret)
+		return ret;
+	EXPECT_EQ(DATA_LEN, res[UD_READ]);
+	EXPECT_EQ(2, res[UD_CMD]);
+	EXPECT_EQ(32, res[UD_WRITE]);
+
+	wsched_sha256_sw(self->data, DATA_LEN, want);
+	EXPECT_EQ(32, pread(self->out_fd, got, 32, 0));
+	EXPECT_EQ(0, memcmp(want, got, 32));
+	return 0;
+}
+
+TEST_F(uring, chain)
+{
 	struct wsched_cqe *cqe;
 	struct wsched_sqe *sqe;
-	int res[8] = {}, i, nodes = 0;
+	int i, nodes = 0;
 	__u32 crc = 0;
 
 	/* Garbage where the read goes: hashing it gives another digest. */
@@ -244,15 +291,8 @@ TEST_F(uring, chain)
 	wsched_prep_crc32c(sqe, 0, 0, DATA_LEN, 0);
 	wsched_sqe_set_data64(sqe, 11);
 	wsched_sqe_set_graph_end(sqe);
-	ASSERT_EQ(2, prep_chain(self));
-	ASSERT_EQ(0, reap(&self->ring, 3, res, 8));
-	EXPECT_EQ(DATA_LEN, res[UD_READ]);
-	EXPECT_EQ(2, res[UD_CMD]);
-	EXPECT_EQ(32, res[UD_WRITE]);
-
-	wsched_sha256_sw(self->data, DATA_LEN, want);
-	ASSERT_EQ(32, pread(self->out_fd, got, 32, 0));
-	EXPECT_EQ(0, memcmp(want, got, 32));
+	ASSERT_EQ(2, prep_chain(self, &self->ring, NULL));
+	ASSERT_EQ(0, expect_chain_digest(_metadata, self, &self->ring));
 
 	/* The nodes' completions, and no graph completion. */
 	for (i = 0; i < 2; i++) {
@@ -307,7 +347,7 @@ TEST_F(uring, failing_graph)
 	wsched_sqe_set_pred(sqe, 0);
 	wsched_sqe_set_data64(sqe, 21);
 	wsched_sqe_set_graph_end(sqe);
-	ASSERT_EQ(2, prep_chain(self));
+	ASSERT_EQ(2, prep_chain(self, &self->ring, NULL));
 	ASSERT_EQ(0, reap(&self->ring, 3, res, 8));
 	EXPECT_EQ(DATA_LEN, res[UD_READ]);
 	EXPECT_EQ(-EIO, res[UD_CMD]);
@@ -334,22 +374,57 @@ TEST_F(uring, failing_graph)
 #define CHAIN_NODES	128
 #define CHAIN_SPIN	(WSCHED_SPIN_MAX / 16)
 
-TEST_F_TIMEOUT(uring, cancel, 180)
+/* Stage a graph of CHAIN_NODES spinning nodes, each after the previous. */
+static void stage_spin_chain(struct __test_metadata *_metadata,
+			     struct wsched_ring *w)
 {
-	struct io_uring_sqe *usqe;
-	struct io_uring_cqe *ucqe;
-	struct wsched_cqe *cqe;
 	struct wsched_sqe *sqe;
-	int i, ret, aborted = 0, ran = 0, cancel_res = 1, cmd_res = 1;
-	bool can_cancel = kernel_at_least(6, 7);
+	int i;
 
 	for (i = 0; i < CHAIN_NODES; i++) {
-		sqe = GET_SQE(&self->w);
+		sqe = GET_SQE(w);
 		wsched_prep_spin(sqe, CHAIN_SPIN);
 		if (i)
 			wsched_sqe_set_pred(sqe, i - 1);
 	}
 	wsched_sqe_set_graph_end(sqe);
+}
+
+/*
+ * Reap the spinning chain's CHAIN_NODES completions and count the nodes
+ * that ran and those cancelled (or behind a cancelled node); every node
+ * must be one or the other.
+ */
+static void reap_spin_chain(struct __test_metadata *_metadata,
+			    struct wsched_ring *w, int *aborted)
+{
+	struct wsched_cqe *cqe;
+	int i, ret, ran = 0;
+
+	*aborted = 0;
+	for (i = 0; i < CHAIN_NODES; i++) {
+		do
+			ret = wsched_wait_cqe(w, &cqe);
+		while (ret == -EINTR);
+		ASSERT_EQ(0, ret);
+		if (cqe->flags & (WSCHED_RES_ABORTED | WSCHED_RES_DEP_FAILED))
+			(*aborted)++;
+		if (cqe->flags & WSCHED_RES_RAN)
+			ran++;
+		wsched_cqe_seen(w, cqe);
+	}
+	TH_LOG("%d nodes ran, %d cancelled", ran, *aborted);
+	EXPECT_EQ(CHAIN_NODES, ran + *aborted);
+}
+
+TEST_F_TIMEOUT(uring, cancel, 180)
+{
+	struct io_uring_sqe *usqe;
+	struct io_uring_cqe *ucqe;
+	int ret, aborted = 0, cancel_res = 1, cmd_res = 1;
+	bool can_cancel = kernel_at_least(6, 7);
+
+	stage_spin_chain(_metadata, &self->w);
 	usqe = io_uring_get_sqe(&self->ring);
 	ASSERT_EQ(CHAIN_NODES, wsched_prep_uring_cmd(usqe, &self->w));
 	usqe->user_data = UD_CMD;
@@ -382,20 +457,7 @@ TEST_F_TIMEOUT(uring, cancel, 180)
 		io_uring_queue_exit(&self->ring);
 		self->ring.ring_fd = 0;
 	}
-	for (i = 0; i < CHAIN_NODES; i++) {
-		do
-			ret = wsched_wait_cqe(&self->w, &cqe);
-		while (ret == -EINTR);
-		ASSERT_EQ(0, ret);
-		/* Cancelled, or behind a cancelled node. */
-		if (cqe->flags & (WSCHED_RES_ABORTED | WSCHED_RES_DEP_FAILED))
-			aborted++;
-		if (cqe->flags & WSCHED_RES_RAN)
-			ran++;
-		wsched_cqe_seen(&self->w, cqe);
-	}
-	TH_LOG("%d nodes ran, %d cancelled", ran, aborted);
-	EXPECT_EQ(CHAIN_NODES, ran + aborted);
+	reap_spin_chain(_metadata, &self->w, &aborted);
 	if (!can_cancel) {
 		while (cmd_res == 1) {
 			ret = io_uring_wait_cqe(&self->ring, &ucqe);
@@ -421,19 +483,11 @@ TEST_F_TIMEOUT(uring, cancel, 180)
 TEST_F_TIMEOUT(uring, cancel_exec, 180)
 {
 	struct io_uring_cqe *ucqe;
-	struct wsched_cqe *cqe;
-	struct wsched_sqe *sqe;
-	int i, ret, status, aborted = 0, ran = 0, cmd_res = 1;
+	int ret, status, aborted = 0, cmd_res = 1;
 	bool can_cancel = kernel_at_least(6, 7);
 	pid_t pid;
 
-	for (i = 0; i < CHAIN_NODES; i++) {
-		sqe = GET_SQE(&self->w);
-		wsched_prep_spin(sqe, CHAIN_SPIN);
-		if (i)
-			wsched_sqe_set_pred(sqe, i - 1);
-	}
-	wsched_sqe_set_graph_end(sqe);
+	stage_spin_chain(_metadata, &self->w);
 
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -461,19 +515,8 @@ TEST_F_TIMEOUT(uring, cancel_exec, 180)
 	ASSERT_EQ(UD_CMD, ucqe->user_data);
 	cmd_res = ucqe->res;
 	io_uring_cqe_seen(&self->ring, ucqe);
-	for (i = 0; i < CHAIN_NODES; i++) {
-		do
-			ret = wsched_wait_cqe(&self->w, &cqe);
-		while (ret == -EINTR);
-		ASSERT_EQ(0, ret);
-		if (cqe->flags & (WSCHED_RES_ABORTED | WSCHED_RES_DEP_FAILED))
-			aborted++;
-		if (cqe->flags & WSCHED_RES_RAN)
-			ran++;
-		wsched_cqe_seen(&self->w, cqe);
-	}
-	TH_LOG("command %d; %d nodes ran, %d cancelled", cmd_res, ran, aborted);
-	EXPECT_EQ(CHAIN_NODES, ran + aborted);
+	TH_LOG("command %d", cmd_res);
+	reap_spin_chain(_metadata, &self->w, &aborted);
 	if (!can_cancel) {
 		EXPECT_EQ(CHAIN_NODES, cmd_res);
 		SKIP(return, "io_uring cannot cancel a driver's command before 6.7");
@@ -575,20 +618,6 @@ TEST_F(uring, enter_half_staged)
 	EXPECT_EQ(0, nodes_run(&self->w));
 }
 
-/* An inline command on @fd with the payload @uc (a 128-byte SQE). */
-static void prep_inline(struct io_uring_sqe *sqe, int fd,
-			const struct wsched_uring_inline *uc)
-{
-	/* io_uring_get_sqe() returns NULL when the SQ is full. */
-	if (!sqe)
-		abort();
-	memset(sqe, 0, 128);
-	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = fd;
-	sqe->cmd_op = WSCHED_URING_CMD_INLINE;
-	memcpy(sqe->cmd, uc, sizeof(*uc));
-}
-
 /* An inline node: @op over (@buf, @off, @len), @arg, predecessor mask. */
 static struct wsched_uring_inode inode(__u16 op, __u32 off, __u32 len,
 				       __u64 arg, __u8 preds)
@@ -610,11 +639,9 @@ static struct wsched_uring_inode inode(__u16 op, __u32 off, __u32 len,
 TEST_F(uring, inline_chain)
 {
 	struct wsched_uring_inline uc;
-	struct io_uring_sqe *usqe;
-	unsigned char want[32], got[32];
 	struct wsched_cqe *cqe;
-	int res[8] = {}, i;
 	__u32 crc = 0;
+	int i;
 
 	ASSERT_EQ(80, sizeof(uc));
 	/* Garbage where the read goes: hashing it gives another digest. */
@@ -626,26 +653,8 @@ TEST_F(uring, inline_chain)
 	uc.nodes[0] = inode(WSCHED_OP_SHA256, 0, DATA_LEN, DIGEST_OFF, 0);
 	uc.nodes[1] = inode(WSCHED_OP_CRC32C, 0, DATA_LEN, 0, 0);
 
-	usqe = io_uring_get_sqe(&self->ring128);
-	io_uring_prep_read_fixed(usqe, self->in_fd, self->buf, DATA_LEN, 0, 0);
-	usqe->user_data = UD_READ;
-	usqe->flags |= IOSQE_IO_LINK;
-	usqe = io_uring_get_sqe(&self->ring128);
-	prep_inline(usqe, wsched_ring_fd(&self->w), &uc);
-	usqe->user_data = UD_CMD;
-	usqe->flags |= IOSQE_IO_LINK;
-	usqe = io_uring_get_sqe(&self->ring128);
-	io_uring_prep_write_fixed(usqe, self->out_fd, self->buf + DIGEST_OFF,
-				  32, 0, 0);
-	usqe->user_data = UD_WRITE;
-	ASSERT_EQ(0, reap(&self->ring128, 3, res, 8));
-	EXPECT_EQ(DATA_LEN, res[UD_READ]);
-	EXPECT_EQ(2, res[UD_CMD]);
-	EXPECT_EQ(32, res[UD_WRITE]);
-
-	wsched_sha256_sw(self->data, DATA_LEN, want);
-	ASSERT_EQ(32, pread(self->out_fd, got, 32, 0));
-	EXPECT_EQ(0, memcmp(want, got, 32));
+	ASSERT_EQ(2, prep_chain(self, &self->ring128, &uc));
+	ASSERT_EQ(0, expect_chain_digest(_metadata, self, &self->ring128));
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, wsched_wait_cqe(&self->w, &cqe));
 		EXPECT_EQ(0, cqe->res);
