@@ -8,7 +8,9 @@
 #
 # Environment:
 #   BENCH_CPUS   guest CPUs (default: nproc)
-#   BENCH_ONLY   comma list of fib,nqueens,uts,crc32c,wavefront (module),
+#   BENCH_ONLY   comma list of fib,nqueens,uts,crc32c,wavefront (module;
+#                fib, nqueens and uts each with their ws_spawn() and
+#                ws_parallel_invoke() rows),
 #                nop_ring,diamond_latency,one_graph_wait,random_dag,crc32c_user,
 #                uring_chain (wsched_ubench) and pages (tools/samples/pages: page
 #                clear and copy, idle and beside a CPU hog), citizen (a nice-0

@@ -836,6 +836,46 @@ static void bench_fib(void)
 	}
 }
 
+/*
+ * The root call of an invoke row as a task of @pool, as in
+ * fib_inv_pool_run(): the caller sleeps on a completion, so that the T1
+ * and Tp variants differ only in the number of workers, and every call
+ * runs on a worker of the pool (a thread that joins for the call would
+ * push every second call, design.rst "Parallel invoke").
+ */
+struct inv_root {
+	struct ws_task task;
+	struct ws_group group;
+	struct completion done;
+	ws_invoke_fn fn;
+	void *arg;
+};
+
+static struct ws_task *inv_root_task_fn(struct ws_task *task)
+{
+	struct inv_root *r = container_of(task, struct inv_root, task);
+
+	r->fn(r->arg);
+	return NULL;
+}
+
+static void inv_root_done(struct ws_group *group)
+{
+	complete(&container_of(group, struct inv_root, group)->done);
+}
+
+static void inv_root_run(struct ws_pool *pool, ws_invoke_fn fn, void *arg)
+{
+	struct inv_root root = { .fn = fn, .arg = arg };
+
+	init_completion(&root.done);
+	ws_group_init(&root.group, pool);
+	ws_group_set_done(&root.group, inv_root_done);
+	ws_task_init(&root.task, inv_root_task_fn);
+	ws_spawn(&root.group, &root.task);
+	wait_for_completion(&root.done);
+}
+
 /* ---- nqueens: one task per placement ----------------------------- */
 
 struct nq_frame {
@@ -914,17 +954,175 @@ static u64 nq_ws_run(void *arg)
 	return root.count;
 }
 
+/*
+ * nqueens with ws_parallel_invoke(), as a Cilk or Rayon user writes a
+ * node with a variable number of children: @set holds some of the free
+ * columns of row @row (each one a child of the node), more than one are
+ * split into two halves by count and forked, and a single column is
+ * placed, its node's free columns becoming the set.  A node with k
+ * children forks k - 1 times; there is no cutoff.
+ */
+struct nq_inv {
+	struct ws_pool *pool;
+	u32 row, cols, d1, d2;
+	u32 set;
+	u64 count;
+};
+
+static void nq_inv_call(void *arg)
+{
+	struct nq_inv *f = arg;
+	/*
+	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO (a rep stos at every call,
+	 * slow under TCG): both are copied whole from *f before any use.
+	 */
+	struct nq_inv kid[2] __uninitialized;
+	u32 all = (1U << nq_n) - 1, set = f->set, rest, lo;
+	unsigned int i;
+
+	/* One child: descend into it, without a fork. */
+	while (set && !(set & (set - 1))) {
+		if (++f->row == nq_n) {
+			f->count = 1;
+			return;
+		}
+		f->cols |= set;
+		f->d1 = (f->d1 | set) << 1;
+		f->d2 = (f->d2 | set) >> 1;
+		set = all & ~(f->cols | f->d1 | f->d2);
+	}
+	if (!set) {
+		f->count = 0;
+		return;
+	}
+	/* The lower half of the columns, by count, and the upper half. */
+	rest = set;
+	lo = 0;
+	for (i = hweight32(set) / 2; i; i--) {
+		lo |= rest & -rest;
+		rest &= rest - 1;
+	}
+	kid[0] = *f;
+	kid[0].set = lo;
+	kid[1] = *f;
+	kid[1].set = rest;
+	ws_parallel_invoke(f->pool, nq_inv_call, &kid[0], nq_inv_call,
+			   &kid[1]);
+	f->count = kid[0].count + kid[1].count;
+}
+
+static u64 nq_inv_run(void *arg)
+{
+	struct nq_inv root = {
+		.pool = arg,
+		.set = (1U << nq_n) - 1,
+	};
+
+	inv_root_run(arg, nq_inv_call, &root);
+	return root.count;
+}
+
+/* Forks of nq_inv_call() under a node: k - 1 for its k children, and theirs. */
+static u64 nq_forks(unsigned int n, u32 row, u32 cols, u32 d1, u32 d2)
+{
+	u32 all = (1U << n) - 1, avail, bit;
+	u64 forks = 0;
+
+	if (row == n)
+		return 0;
+	avail = all & ~(cols | d1 | d2);
+	if (avail)
+		forks = hweight32(avail) - 1;
+	while (avail) {
+		bit = avail & -avail;
+		avail &= avail - 1;
+		forks += nq_forks(n, row + 1, cols | bit, (d1 | bit) << 1,
+				  (d2 | bit) >> 1);
+	}
+	return forks;
+}
+
+enum { FJ_SERIAL, FJ_WS, FJ_INV_T1, FJ_INV_TP, FJ_NR };
+
+/*
+ * The rows of a fork-join benchmark (nqueens, uts) whose variants are
+ * set up in bench_vars[FJ_*]: @name against serial (the ws_spawn()
+ * variant, unchanged), and the invoke variants: @name_invoke_t1 (serial
+ * against the 1-worker pool, with t1/tserial and the cost of a fork over
+ * the serial code), @name_invoke_tp (serial against all workers) and
+ * @name_invoke_speedup (T1 / Tp).  @what describes the problem and its
+ * checked result.
+ */
+static void bench_fj_rows(const char *name, const char *what, u64 forks)
+{
+	struct bench_var *v = bench_vars;
+	unsigned int workers = ws_pool_nr_workers(pool_all);
+	char row[32], extra[200];
+	struct bench_milli m[3];
+	struct bench_ratio q;
+	u64 over;
+
+	bench_row(name, "serial", &v[FJ_SERIAL], &v[FJ_WS], runs, what);
+
+	bench_print_stats(v[FJ_INV_T1].what, &v[FJ_INV_T1], runs);
+	bench_print_stats(v[FJ_INV_TP].what, &v[FJ_INV_TP], runs);
+
+	bench_ratio(&v[FJ_INV_T1], &v[FJ_SERIAL], runs, &q);
+	over = v[FJ_INV_T1].st.med > v[FJ_SERIAL].st.med ?
+	       v[FJ_INV_T1].st.med - v[FJ_SERIAL].st.med : 0;
+	snprintf(extra, sizeof(extra),
+		 "t1/tserial=%s t1/tserial_range=%s-%s %s forks=%llu extra_ns_per_fork=%llu cpu=%d",
+		 bench_milli(&m[0], q.med), bench_milli(&m[1], q.min),
+		 bench_milli(&m[2], q.max), what, forks,
+		 forks ? div64_u64(over, forks) : 0, bench_t1_cpu);
+	snprintf(row, sizeof(row), "%s_invoke_t1", name);
+	bench_row(row, "serial", &v[FJ_SERIAL], &v[FJ_INV_T1], runs, extra);
+
+	snprintf(extra, sizeof(extra), "%s forks=%llu workers=%u", what, forks,
+		 workers);
+	snprintf(row, sizeof(row), "%s_invoke_tp", name);
+	bench_row(row, "serial", &v[FJ_SERIAL], &v[FJ_INV_TP], runs, extra);
+
+	bench_ratio(&v[FJ_INV_T1], &v[FJ_INV_TP], runs, &q);
+	snprintf(extra, sizeof(extra), "iqr=%s-%s rounds=%u workers=%u",
+		 bench_milli(&m[0], q.q1), bench_milli(&m[1], q.q3), runs,
+		 workers);
+	snprintf(row, sizeof(row), "%s_invoke_speedup", name);
+	bench_row(row, "ws_1worker", &v[FJ_INV_T1], &v[FJ_INV_TP], runs,
+		  extra);
+}
+
+/*
+ * The invoke variants of a fork-join benchmark: the root as a task of
+ * the 1-worker pool (T1) and of the default pool (Tp), the caller asleep
+ * on bench_home, as for fib_invoke_t1 and fib_invoke_tp.
+ */
+static void bench_fj_invoke_vars(const char *t1, const char *tp,
+				 u64 (*fn)(void *arg), u64 want)
+{
+	struct bench_var *v;
+
+	v = bench_var(FJ_INV_T1, t1, fn, pool_one, want);
+	v->cpu = bench_home;
+	v->pool = pool_one;
+	v = bench_var(FJ_INV_TP, tp, fn, pool_all, want);
+	v->cpu = bench_home;
+	v->pool = pool_all;
+}
+
 static void bench_nqueens(void)
 {
 	u64 want = nq_rec(nq_n, 0, 0, 0, 0);
-	struct bench_var *v = bench_vars;
-	char extra[32];
+	char what[48];
 
-	bench_var(0, "nqueens_serial", nq_serial_run, NULL, want);
-	bench_var(1, "nqueens_ws", nq_ws_run, NULL, want);
-	bench_rounds(v, 2, runs);
-	snprintf(extra, sizeof(extra), "n=%u solutions=%llu", nq_n, want);
-	bench_row("nqueens", "serial", &v[0], &v[1], runs, extra);
+	BUILD_BUG_ON(FJ_NR > BENCH_MAX_VARS);
+	bench_var(FJ_SERIAL, "nqueens_serial", nq_serial_run, NULL, want);
+	bench_var(FJ_WS, "nqueens_ws", nq_ws_run, NULL, want);
+	bench_fj_invoke_vars("nqueens_invoke_t1", "nqueens_invoke_tp",
+			     nq_inv_run, want);
+	bench_rounds(bench_vars, FJ_NR, runs);
+	snprintf(what, sizeof(what), "n=%u solutions=%llu", nq_n, want);
+	bench_fj_rows("nqueens", what, nq_forks(nq_n, 0, 0, 0, 0));
 }
 
 /* ---- UTS-style unbalanced tree ----------------------------------- */
@@ -1024,17 +1222,87 @@ static u64 uts_ws_run(void *arg)
 	return root.nodes;
 }
 
+/*
+ * UTS with ws_parallel_invoke(): the children [@lo, @hi) of the node
+ * (@hash, @depth), more than one split into two halves and forked, a
+ * single one visited, its own children becoming the range.  @nodes counts
+ * the nodes of the range's subtrees.  No cutoff, as in nq_inv_call().
+ */
+struct uts_inv {
+	struct ws_pool *pool;
+	u32 hash, depth;
+	u32 lo, hi;
+	u64 nodes;
+};
+
+static void uts_inv_call(void *arg)
+{
+	struct uts_inv *f = arg;
+	/*
+	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO (a rep stos at every call,
+	 * slow under TCG): both are copied whole from *f before any use.
+	 */
+	struct uts_inv kid[2] __uninitialized;
+	u64 nodes = 0;
+	u32 mid;
+
+	/* One child: descend into it, without a fork. */
+	while (f->hi - f->lo == 1) {
+		f->hash = uts_mix(f->hash, f->lo);
+		f->depth++;
+		f->lo = 0;
+		f->hi = uts_kids(f->hash, f->depth);
+		nodes++;
+	}
+	if (f->hi == f->lo) {
+		f->nodes = nodes;
+		return;
+	}
+	mid = f->lo + (f->hi - f->lo) / 2;
+	kid[0] = *f;
+	kid[0].hi = mid;
+	kid[1] = *f;
+	kid[1].lo = mid;
+	ws_parallel_invoke(f->pool, uts_inv_call, &kid[0], uts_inv_call,
+			   &kid[1]);
+	f->nodes = nodes + kid[0].nodes + kid[1].nodes;
+}
+
+static u64 uts_inv_run(void *arg)
+{
+	struct uts_inv root = {
+		.pool = arg,
+		.hash = UTS_SEED,
+		.hi = uts_kids(UTS_SEED, 0),
+	};
+
+	inv_root_run(arg, uts_inv_call, &root);
+	return root.nodes + 1;
+}
+
+/* Forks of uts_inv_call() under a node: k - 1 for its k children, and theirs. */
+static u64 uts_forks(u32 h, u32 depth)
+{
+	u32 i, k = uts_kids(h, depth);
+	u64 forks = k ? k - 1 : 0;
+
+	for (i = 0; i < k; i++)
+		forks += uts_forks(uts_mix(h, i), depth + 1);
+	return forks;
+}
+
 static void bench_uts(void)
 {
 	u64 want = uts_rec(UTS_SEED, 0);
-	struct bench_var *v = bench_vars;
-	char extra[48];
+	char what[48];
 
-	bench_var(0, "uts_serial", uts_serial_run, NULL, want);
-	bench_var(1, "uts_ws", uts_ws_run, NULL, want);
-	bench_rounds(v, 2, runs);
-	snprintf(extra, sizeof(extra), "depth=%u nodes=%llu", uts_depth, want);
-	bench_row("uts", "serial", &v[0], &v[1], runs, extra);
+	bench_var(FJ_SERIAL, "uts_serial", uts_serial_run, NULL, want);
+	bench_var(FJ_WS, "uts_ws", uts_ws_run, NULL, want);
+	bench_fj_invoke_vars("uts_invoke_t1", "uts_invoke_tp", uts_inv_run,
+			     want);
+	bench_rounds(bench_vars, FJ_NR, runs);
+	snprintf(what, sizeof(what), "depth=%u nodes=%llu", uts_depth, want);
+	bench_fj_rows("uts", what, uts_forks(UTS_SEED, 0));
 }
 
 /* ---- crc32c over a vmalloc buffer -------------------------------- */
