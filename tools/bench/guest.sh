@@ -29,7 +29,10 @@ param() {
 
 # tools/samples/pages: page clear and copy by one thread, a static split
 # over an unbound workqueue and ws_job_run(), idle and then beside a CPU
-# hog pinned to CPU 0 (a static split waits for its slowest share).
+# hog pinned to CPU 0 (a static split waits for its slowest share), the
+# latter in more rounds (pages_hog_runs, default 11): where the
+# scheduler puts three runnable tasks on two CPUs changes from one round
+# to the next, and the median needs more of them.
 run_pages() {
 	only=$(param only "")
 	case ",$only," in
@@ -46,7 +49,7 @@ run_pages() {
 	if command -v taskset >/dev/null; then
 		taskset 1 sh -c 'while :; do :; done' &
 		hog=$!
-		insmod /lib/wsched/wsched_pages.ko size_mb="$pmb" reps="$pruns" bench=1 tag=_hog
+		insmod /lib/wsched/wsched_pages.ko size_mb="$pmb" reps="$(param pages_hog_runs 11)" bench=1 tag=_hog
 		echo "# pages-hog-exit $?" >&3
 		kill "$hog"
 		rmmod wsched_pages 2>/dev/null
