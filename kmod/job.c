@@ -52,9 +52,15 @@
 /*
  * Chunks per thread: enough that a thread slowed to half speed leaves
  * the others little to wait for, few enough that claiming a chunk (one
- * atomic increment on a shared line) stays negligible.
+ * atomic increment on a shared line) stays negligible.  The others wait
+ * for at most the last chunk of the slowest thread: at half speed that
+ * is 2 / (threads * %WS_JOB_CHUNKS_PER_THREAD) of the job's work, 3 % of
+ * it for two threads (with 8, as padata's 4, it was 12.5 %: beside a
+ * hog, a bound helper on the hog's CPU kept its caller waiting for 1 to
+ * 12 ms of jobs of 29 to 129 ms).  @job->min_chunk bounds the count
+ * for jobs whose calls are dear.
  */
-#define WS_JOB_CHUNKS_PER_THREAD	8
+#define WS_JOB_CHUNKS_PER_THREAD	32
 
 /**
  * struct ws_job_part - the chunks of one NUMA node (or of the whole job)
@@ -189,21 +195,29 @@ static void ws_job_plan(struct ws_job_state *st, const struct ws_job *job)
 	st->threads = min(threads, st->nr_chunks);
 }
 
-/* The @n-th CPU of @node in @mask and online, avoiding @self; or -1. */
-static int ws_job_node_cpu(int node, const struct cpumask *mask,
-			   unsigned int n, int self)
+/*
+ * The @n-th CPU after @self (in CPU number order, wrapping around) that
+ * is online, in @mask and on @node (any node for %NUMA_NO_NODE), other
+ * than @self; or @self if it is the only one on @node; or -1.
+ */
+static int ws_job_helper_cpu(int node, const struct cpumask *mask,
+			     unsigned int n, int self)
 {
+	const struct cpumask *span = node == NUMA_NO_NODE ? cpu_online_mask :
+				     cpumask_of_node(node);
 	unsigned int weight = 0;
 	int cpu;
 
-	for_each_cpu_and(cpu, cpumask_of_node(node), mask)
+	for_each_cpu_and(cpu, span, mask)
 		if (cpu_online(cpu) && cpu != self)
 			weight++;
 	if (!weight)
-		return cpumask_test_cpu(self, cpumask_of_node(node)) ? self : -1;
+		return cpumask_test_cpu(self, span) ? self : -1;
 	n %= weight;
-	for_each_cpu_and(cpu, cpumask_of_node(node), mask)
-		if (cpu_online(cpu) && cpu != self && !n--)
+	/* From @self + 1 on, so that jobs from other CPUs spread too. */
+	for_each_cpu_wrap(cpu, span, (self + 1) % nr_cpu_ids)
+		if (cpumask_test_cpu(cpu, mask) && cpu_online(cpu) &&
+		    cpu != self && !n--)
 			return cpu;
 	return -1;
 }
@@ -297,12 +311,20 @@ static void ws_job_exec(struct ws_job_state *st, struct ws_pool *pool,
 		h[i].st = st;
 		h[i].home = p;
 		/*
+		 * In a pool whose workers are bound to CPUs, every helper is
+		 * mailed to a CPU of its part's node (of any node in a job
+		 * of one part) other than the caller's, which the caller
+		 * keeps busy: woken by ws_spawn() alone, the first idle
+		 * worker may be the caller's CPU's, and the two would share
+		 * that CPU while another has a CPU-bound task alone (a hog
+		 * beside the job), which no load balancing fixes, the
+		 * worker being bound (Documentation/performance.rst).
 		 * A user pool's threads are not bound to CPUs and its slots
 		 * take no mail: only the scheduler places them.
 		 */
-		if (part->node != NUMA_NO_NODE && !pool->user)
-			cpu = ws_job_node_cpu(part->node, mask, part->threads,
-					      self);
+		if (!pool->user)
+			cpu = ws_job_helper_cpu(part->node, mask, part->threads,
+						self);
 		part->threads++;
 		if (cpu >= 0)
 			ws_spawn_on(&st->group, &h[i].task, cpu);
@@ -605,9 +627,10 @@ static int __ws_job_run(const struct ws_job *job, bool threadless)
  *
  * With @job->numa_aware the chunks are split into one part per NUMA node
  * with CPUs the job may run on; the caller starts on its own node's part
- * and each helper on a node's part in turn, and in a pool with CPU-bound
- * workers the helper is mailed to a CPU of that node (ws_spawn_on(), a
- * hint).  Threads that run out of their part help with the others.
+ * and each helper on a node's part in turn.  Threads that run out of
+ * their part help with the others.  In a pool with CPU-bound workers each
+ * helper is mailed (ws_spawn_on(), a hint) to a CPU other than the
+ * caller's, of its part's node if the job is NUMA-aware.
  *
  * Context: process context, may sleep.  The caller runs tasks of the
  * pool while it waits (ws_group_wait()), so it must not hold a lock that

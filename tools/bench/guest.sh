@@ -29,7 +29,10 @@ param() {
 
 # tools/samples/pages: page clear and copy by one thread, a static split
 # over an unbound workqueue and ws_job_run(), idle and then beside a CPU
-# hog pinned to CPU 0 (a static split waits for its slowest share).
+# hog pinned to CPU 0 (a static split waits for its slowest share), the
+# latter in more rounds (pages_hog_runs, default 11): where the
+# scheduler puts three runnable tasks on two CPUs changes from one round
+# to the next, and the median needs more of them.
 run_pages() {
 	only=$(param only "")
 	case ",$only," in
@@ -46,7 +49,7 @@ run_pages() {
 	if command -v taskset >/dev/null; then
 		taskset 1 sh -c 'while :; do :; done' &
 		hog=$!
-		insmod /lib/wsched/wsched_pages.ko size_mb="$pmb" reps="$pruns" bench=1 tag=_hog
+		insmod /lib/wsched/wsched_pages.ko size_mb="$pmb" reps="$(param pages_hog_runs 11)" bench=1 tag=_hog
 		echo "# pages-hog-exit $?" >&3
 		kill "$hog"
 		rmmod wsched_pages 2>/dev/null
@@ -109,7 +112,8 @@ spin_all() {
 # default pool: the caller's own worker set) run at nice 19, from a
 # SCHED_IDLE caller and, for reference, at nice 0; the wake-ups per second
 # of the idle system pool over 10 s; and on a PREEMPT_RT kernel the
-# wake-up latency of a SCHED_FIFO thread alone and beside a job.
+# wake-up latency of a SCHED_FIFO thread alone, beside a job and beside
+# one nice-0 spinner per CPU (the same load, not wsched's).
 run_citizen() {
 	only=$(param only "")
 	case ",$only," in
@@ -167,6 +171,25 @@ run_citizen() {
 		vb=$(echo "$cyc" | sed 's/.*avg_ns=\([0-9]*\).*/\1/')
 		echo "wsched_pages: row name=rt_latency_max baseline=alone base_ns=$ma ws_ns=$mb ratio=$(ratio "$ma" "$((mb > 0 ? mb : 1))") interval_us=1000" >&3
 		echo "wsched_pages: row name=rt_latency_avg baseline=alone base_ns=$va ws_ns=$vb ratio=$(ratio "$va" "$((vb > 0 ? vb : 1))") interval_us=1000" >&3
+		# The control: beside one nice-0 spinner per CPU, load that
+		# is not wsched's.  A TCG vCPU that is busy answers its timer
+		# later however busy it is, and on a loaded host waits for a
+		# host core: what the job adds beyond that is the job's.
+		i=0 pids=
+		while [ $i -lt "$ncpu" ]; do
+			taskset $((1 << i)) $hog spin $((ms + 2000)) >/dev/null &
+			pids="$pids $!"
+			i=$((i + 1))
+		done
+		sleep 1
+		cyc=$($hog cyclic "$ms" 1000)
+		# shellcheck disable=SC2086 # a list of pids
+		wait $pids
+		echo "# cyclic spinners $cyc" >&3
+		msp=$(echo "$cyc" | sed 's/.*max_ns=//')
+		vs=$(echo "$cyc" | sed 's/.*avg_ns=\([0-9]*\).*/\1/')
+		echo "wsched_pages: row name=rt_latency_max_spin baseline=spinners base_ns=$msp ws_ns=$mb ratio=$(ratio "$msp" "$((mb > 0 ? mb : 1))") interval_us=1000" >&3
+		echo "wsched_pages: row name=rt_latency_avg_spin baseline=spinners base_ns=$vs ws_ns=$vb ratio=$(ratio "$vs" "$((vb > 0 ? vb : 1))") interval_us=1000" >&3
 	fi
 	echo "# citizen-done" >&3
 }

@@ -21,7 +21,8 @@
 #                module's fib takes at least 5)
 #   BENCH_ARGS   more parameters of the module and wsched_ubench (each takes
 #                its own), e.g. "fib_n=25 crc_mb=32 ubench_ms=100"; pages_mb=N
-#                sizes the pages rows (default 64)
+#                sizes the pages rows (default 64), pages_hog_runs=N sets
+#                the rounds of the rows beside the hog (default 11)
 #   BENCH_TIMEOUT  seconds for the guest (default 540)
 #   BENCH_PROFILE=N  also trace N ENTER calls of 64 one-node graphs with
 #                the function_graph tracer and print where the time goes

@@ -153,7 +153,15 @@ static bool pages_charged(const struct pages_set *set)
 	       strstr(current->comm, ":u");
 }
 
-/* Clear or copy pages [@begin, @end) of @set. */
+/*
+ * Clear or copy pages [@begin, @end) of @set, with a cond_resched()
+ * after every page as folio_copy() and process_huge_page() (the clearing
+ * of a huge page) have: a range is up to a gigabyte, and without it, on a
+ * kernel without full preemption (Debian's 6.1 and 6.12 default to
+ * voluntary), the thread that runs it keeps its CPU for as long, however
+ * many other tasks wait there (a static share took 133 of 145 ms of the
+ * CPU of a hog beside it, Documentation/performance.rst).
+ */
 static void pages_range(unsigned long begin, unsigned long end, void *arg)
 {
 	struct pages_set *set = arg;
@@ -173,6 +181,7 @@ static void pages_range(unsigned long begin, unsigned long end, void *arg)
 		else
 			copy_page(page_address(set->dst[i]),
 				  page_address(set->src[i]));
+		cond_resched();
 	}
 }
 
