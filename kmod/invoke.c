@@ -301,7 +301,7 @@ static noinline void ws_invoke_eager(struct ws_worker *worker,
 				     ws_invoke_fn left, void *left_arg,
 				     ws_invoke_fn right, void *right_arg)
 {
-	/* Not zeroed, as in __ws_invoke_private() (<linux/wsched.h>). */
+	/* Not zeroed, as in __ws_invoke_frame() (<linux/wsched.h>). */
 	struct ws_invoke inv __uninitialized;
 
 	inv.fn = right;
@@ -330,11 +330,11 @@ static noinline void ws_invoke_eager(struct ws_worker *worker,
  * @slot: the caller's own invoke slot
  * @depth: the index of the frame the caller just made private
  *
- * Called by ws_parallel_invoke() (__ws_invoke_private()) once the frame
- * is in place: at the outermost call (@depth 0) it starts the heartbeat
- * and hands the frame to an idle worker at once, if there is one; in a
- * nested call it answers a thief's request by promoting the oldest
- * private frame (this one if none is older).  Not for other callers.
+ * Called by ws_parallel_invoke() (__ws_invoke_frame()) once the frame is
+ * in place: at the outermost call (@depth 0) it starts the heartbeat and
+ * hands the frame to an idle worker at once, if there is one; in a nested
+ * call it answers a thief's request by promoting the oldest private frame
+ * (this one if none is older).  Not for other callers.
  *
  * Context: the owner of @slot, in process context.
  */
@@ -350,13 +350,43 @@ void __ws_invoke_enter(struct ws_invoke_slot *slot, unsigned int depth)
 EXPORT_SYMBOL_GPL(__ws_invoke_enter);
 
 /**
+ * __ws_invoke_outer - ws_parallel_invoke() on its owner's slot, with no
+ *	frame of the slot in use or every frame in use
+ * @slot: the caller's own invoke slot
+ * @left: the first function; the caller runs it
+ * @left_arg: its argument
+ * @right: the second function
+ * @right_arg: its argument
+ *
+ * The outermost call keeps @right in the slot's first frame and starts
+ * the heartbeat (__ws_invoke_enter()); a call nested %WS_INVOKE_FRAMES
+ * deep calls both functions, one after the other: the frames below it
+ * hold the larger parts of the work.  Out of line: once per outermost
+ * call, and rare deeper down.  Called by ws_parallel_invoke()
+ * (__ws_invoke_private()); not for other callers.
+ *
+ * Context: the owner of @slot, in process context; may sleep.
+ */
+void __ws_invoke_outer(struct ws_invoke_slot *slot, ws_invoke_fn left,
+		       void *left_arg, ws_invoke_fn right, void *right_arg)
+{
+	if (slot->depth) {
+		left(left_arg);
+		right(right_arg);
+		return;
+	}
+	__ws_invoke_frame(slot, 0, true, left, left_arg, right, right_arg);
+}
+EXPORT_SYMBOL_GPL(__ws_invoke_outer);
+
+/**
  * __ws_invoke_reclaim - finish a ws_parallel_invoke() whose frame was promoted
  * @slot: the caller's own invoke slot
  * @inv: the frame, at index @depth of @slot's frames, promoted while the
  *	first call ran (every younger frame has returned since)
  * @depth: its index
  *
- * Called by ws_parallel_invoke() (__ws_invoke_private()) after the first
+ * Called by ws_parallel_invoke() (__ws_invoke_frame()) after the first
  * call, when the frame is no longer private: takes it back from the
  * promotion cell and calls the second function, or waits, running tasks
  * of the pool, until the thief that took it has run it.  Not for other

@@ -478,6 +478,8 @@ struct ws_pool_head {
 
 void __ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
 			  void *left_arg, ws_invoke_fn right, void *right_arg);
+void __ws_invoke_outer(struct ws_invoke_slot *slot, ws_invoke_fn left,
+		       void *left_arg, ws_invoke_fn right, void *right_arg);
 void __ws_invoke_enter(struct ws_invoke_slot *slot, unsigned int depth);
 void __ws_invoke_reclaim(struct ws_invoke_slot *slot, struct ws_invoke *inv,
 			 unsigned int depth);
@@ -497,40 +499,38 @@ __ws_invoke_slot(struct ws_pool *pool)
  * thread it interrupts.  A CPU slot's owner is bound to its CPU, so if we
  * own this CPU's slot the CPU cannot change under us; any other thread
  * fails the compare whatever CPU it read.  An owner that CPU hotplug
- * pushed off its CPU finds its slot out of line.
+ * pushed off its CPU finds its slot out of line.  One branch for both
+ * tests (a branch ends a translation block under QEMU TCG).
  */
 static __always_inline bool __ws_invoke_owns(struct ws_invoke_slot *slot)
 {
 	/* Only the owner stores its own task pointer here. */
-	return in_task() && READ_ONCE(slot->owner) == current;
+	return (READ_ONCE(slot->owner) == current) & !!in_task();
 }
 
 /*
- * ws_parallel_invoke() on the owner of @slot: keep the second call in a
- * private frame while the first runs.  The frame, its index and the reads
- * after the first call pair with the owner's heartbeat, an interrupt of
- * its own CPU (ws_heartbeat(), kmod/invoke.c), so program order is all
- * they need: no atomic operation and no barrier but the compiler's.
+ * Run @left with @right in a private frame at index @depth of @slot (the
+ * caller's own, with @depth below WS_INVOKE_FRAMES), then @right unless
+ * it was promoted meanwhile.  @outer: the outermost call, which starts
+ * the heartbeat (out of line, in __ws_invoke_outer()).  The frame, its
+ * index and the reads after the first call pair with the owner's
+ * heartbeat, an interrupt of its own CPU (ws_heartbeat(), kmod/invoke.c),
+ * so program order is all they need: no atomic operation and no barrier
+ * but the compiler's.
  */
-static __always_inline void __ws_invoke_private(struct ws_invoke_slot *slot,
-						ws_invoke_fn left,
-						void *left_arg,
-						ws_invoke_fn right,
-						void *right_arg)
+static __always_inline void __ws_invoke_frame(struct ws_invoke_slot *slot,
+					      unsigned int depth, bool outer,
+					      ws_invoke_fn left,
+					      void *left_arg,
+					      ws_invoke_fn right,
+					      void *right_arg)
 {
 	/*
 	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO: every field a thief or
 	 * the wait reads is set before it is published.
 	 */
 	struct ws_invoke inv __uninitialized;
-	unsigned int depth = slot->depth;
 
-	if (unlikely(depth >= WS_INVOKE_FRAMES)) {
-		/* Nested too deep to keep: the frames below are larger. */
-		left(left_arg);
-		right(right_arg);
-		return;
-	}
 	inv.fn = right;
 	inv.arg = right_arg;
 	inv.isolation = slot->isolation;
@@ -544,10 +544,11 @@ static __always_inline void __ws_invoke_private(struct ws_invoke_slot *slot,
 	barrier();
 	WRITE_ONCE(slot->depth, depth + 1);
 	/*
-	 * The outermost call starts the heartbeat; a thief's request (a
-	 * plain read of its WRITE_ONCE() flag, no ordering) is answered now.
+	 * The outermost call starts the heartbeat.  A thief's request is a
+	 * plain read of its WRITE_ONCE() flag, with no ordering: a late
+	 * answer only delays a promotion.
 	 */
-	if (unlikely(!depth || READ_ONCE(slot->request)))
+	if (outer || unlikely(READ_ONCE(slot->request)))
 		__ws_invoke_enter(slot, depth);
 	left(left_arg);
 	/*
@@ -561,6 +562,27 @@ static __always_inline void __ws_invoke_private(struct ws_invoke_slot *slot,
 		right(right_arg);
 	else
 		__ws_invoke_reclaim(slot, &inv, depth);
+}
+
+/*
+ * ws_parallel_invoke() on the owner of @slot: keep the second call in a
+ * private frame while the first runs.  The outermost call (depth 0), and
+ * calls nested too deep to keep a frame, go out of line: one unsigned
+ * compare finds both.
+ */
+static __always_inline void __ws_invoke_private(struct ws_invoke_slot *slot,
+						ws_invoke_fn left,
+						void *left_arg,
+						ws_invoke_fn right,
+						void *right_arg)
+{
+	unsigned int depth = slot->depth;
+
+	if (unlikely(depth - 1 >= WS_INVOKE_FRAMES - 1))
+		__ws_invoke_outer(slot, left, left_arg, right, right_arg);
+	else
+		__ws_invoke_frame(slot, depth, false, left, left_arg, right,
+				  right_arg);
 }
 
 /**
