@@ -505,7 +505,10 @@ __ws_invoke_slot(struct ws_pool *pool)
 static __always_inline bool __ws_invoke_owns(struct ws_invoke_slot *slot)
 {
 	/* Only the owner stores its own task pointer here. */
-	return (READ_ONCE(slot->owner) == current) & !!in_task();
+	bool owner = READ_ONCE(slot->owner) == current;
+	bool task = in_task();
+
+	return owner & task;
 }
 
 /*
