@@ -499,8 +499,7 @@ __ws_invoke_slot(struct ws_pool *pool)
  * thread it interrupts.  A CPU slot's owner is bound to its CPU, so if we
  * own this CPU's slot the CPU cannot change under us; any other thread
  * fails the compare whatever CPU it read.  An owner that CPU hotplug
- * pushed off its CPU finds its slot out of line.  One branch for both
- * tests (a branch ends a translation block under QEMU TCG).
+ * pushed off its CPU finds its slot out of line.
  */
 static __always_inline bool __ws_invoke_owns(struct ws_invoke_slot *slot)
 {
