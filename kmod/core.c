@@ -2,7 +2,8 @@
 /*
  * wsched core: workers, the dispatch rules, idle and wake-up, groups,
  * dependencies, cancellation, isolation, FIFO and mailbox submission.
- * Pools and CPU hotplug are in pool.c.  Documentation/design.rst explains
+ * Pools and CPU hotplug are in pool.c; ws_parallel_invoke() and the
+ * heartbeat in invoke.c.  Documentation/design.rst explains
  * the design.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -31,9 +32,6 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(wsched_wake);
 
 /* Private group state, above the caller's flags. */
 #define WS_GROUP_CANCELLED_BIT	8
-
-/* Private task state: spawned lazily, not counted in group->pending. */
-#define WS_TASK_LAZY		0x1U
 
 /* Marks a finished task's successor list: no edge may be added any more. */
 #define WS_DEPS_CLOSED		((struct ws_dep *)1UL)
@@ -80,7 +78,7 @@ static struct ws_worker *ws_current_joined(struct ws_pool *pool)
  * callback stops it) is found through its kthread data; threads that
  * joined the pool are found in the few join slots.
  */
-static noinline struct ws_worker *ws_current_worker_slow(struct ws_pool *pool)
+noinline struct ws_worker *ws_current_worker_slow(struct ws_pool *pool)
 {
 	struct ws_worker *worker;
 
@@ -96,20 +94,6 @@ static noinline struct ws_worker *ws_current_worker_slow(struct ws_pool *pool)
 	if (likely(!READ_ONCE(pool->joined)))
 		return NULL;
 	return ws_current_joined(pool);
-}
-
-/* Inline: a call costs a translation-block lookup under QEMU TCG. */
-static __always_inline struct ws_worker *ws_current_worker(struct ws_pool *pool)
-{
-	struct ws_worker *worker;
-
-	if (!in_task())
-		return NULL;
-	worker = pool->workers[raw_smp_processor_id()];
-	/* Only the owner stores its own task pointer here. */
-	if (likely(READ_ONCE(worker->thread) == current))
-		return worker;
-	return ws_current_worker_slow(pool);
 }
 
 /**
@@ -208,7 +192,7 @@ void ws_wake_locked(struct ws_pool *pool, struct ws_worker *worker)
  * wake-up (injection) issue a full barrier between publishing the work and
  * calling this; see ws_worker_sleep() for the pairing.
  */
-static void ws_wake_one(struct ws_pool *pool)
+void ws_wake_one(struct ws_pool *pool)
 {
 	struct ws_worker *worker;
 	unsigned long flags;
@@ -240,234 +224,6 @@ void ws_inject(struct ws_pool *pool, struct ws_task *task)
 	 */
 	smp_mb();
 	ws_wake_one(pool);
-}
-
-/*
- * The second call of ws_parallel_invoke(): private to the caller's slot
- * (only @fn, @arg and @isolation are set), or armed as a task that other
- * threads of the pool may steal while the caller runs the first call.
- */
-struct ws_invoke {
-	struct ws_task task;
-	struct ws_group group;
-	ws_invoke_fn fn;
-	void *arg;
-	unsigned long isolation;
-};
-
-static struct ws_task *ws_invoke_task_fn(struct ws_task *task)
-{
-	struct ws_invoke *inv = container_of(task, struct ws_invoke, task);
-
-	inv->fn(inv->arg);
-	return NULL;
-}
-
-/*
- * Make @inv a lazily spawned task of a group of its own that @worker owns
- * (see ws_spawn()): counted only in the group's @lazy, and in @pending by
- * whoever takes it (ws_task_claim()).  What publishes it (a push, or the
- * release store into the promotion cell) orders these stores before it.
- */
-static __always_inline void ws_invoke_arm(struct ws_worker *worker,
-					  struct ws_invoke *inv)
-{
-	ws_task_init(&inv->task, ws_invoke_task_fn);
-	inv->task.isolation = inv->isolation;
-	inv->task.group = &inv->group;
-	inv->task.flags = WS_TASK_LAZY;
-	ws_group_init_done(&inv->group, worker->pool, NULL);
-	inv->group.owner = worker;
-	inv->group.lazy = 1;
-}
-
-/*
- * Heartbeat promotion (Documentation/design.rst, "Parallel invoke").
- * While the worker of a CPU slot runs ws_parallel_invoke() calls, a timer
- * of its own interrupts it every ws_heartbeat_us microseconds and promotes
- * its oldest private frame into the slot's promotion cell, where thieves
- * take it.  The frames, @inv_depth and @inv_published are written only by
- * the owner in process context and by that interrupt while it interrupts
- * the owner itself (it checks that current is the owner): so they need
- * only what any per-CPU data needs against an interrupt of its own CPU,
- * program order as the compiler emits it (barrier(), WRITE_ONCE()), and
- * no fence against another CPU.  The owner itself promotes with
- * interrupts off, which keeps its heartbeat out.
- */
-unsigned int ws_heartbeat_us = 100;
-module_param_named(heartbeat_us, ws_heartbeat_us, uint, 0644);
-/* The tests turn it off to pin the other promotion triggers. */
-EXPORT_SYMBOL_NS_GPL(ws_heartbeat_us, WSCHED_INTERNAL);
-MODULE_PARM_DESC(heartbeat_us,
-		 "Microseconds between promotions of a busy worker's oldest private ws_parallel_invoke() frame (0: only on request)");
-
-static ktime_t ws_heartbeat_interval(unsigned int us)
-{
-	return ns_to_ktime((u64)us * NSEC_PER_USEC);
-}
-
-/*
- * Promote @worker's oldest private frame into its empty promotion cell
- * and wake a sleeper.  Called with interrupts off, by the owner or by its
- * heartbeat while it interrupts the owner.
- */
-static void ws_invoke_promote(struct ws_worker *worker)
-{
-	/* Ours (see above): plain program order against the owner. */
-	unsigned int i = READ_ONCE(worker->inv_published);
-	unsigned int depth = READ_ONCE(worker->inv_depth);
-	struct ws_invoke *inv;
-
-	if (i >= min_t(unsigned int, depth, WS_INVOKE_FRAMES))
-		return;
-	/*
-	 * Only the owner and its heartbeat store a frame here; a thief or
-	 * the owner may empty it at any time, which only makes us wait for
-	 * the next beat.
-	 */
-	if (READ_ONCE(worker->inv_cell)) {
-		if (atomic_read(&worker->pool->nr_idle))
-			ws_wake_one(worker->pool);
-		return;
-	}
-	/* Marked for KCSAN: our interrupt against the owner's store. */
-	inv = READ_ONCE(worker->inv_frames[i]);
-	ws_invoke_arm(worker, inv);
-	/* Read locklessly by thieves in ws_invoke_request(): a hint. */
-	WRITE_ONCE(worker->inv_published, i + 1);
-	WRITE_ONCE(worker->inv_request, 0);
-	/*
-	 * Release: the armed task and group before the pointer; pairs with
-	 * the fully ordered cmpxchg() of a thief in ws_take_promoted(),
-	 * which then reads them.
-	 */
-	smp_store_release(&worker->inv_cell, &inv->task);
-	trace_wsched_spawn(worker->pool, &inv->task);
-	/*
-	 * The cell before looking for sleepers; pairs with the smp_mb() in
-	 * ws_worker_sleep(), whose recheck reads the cells
-	 * (ws_pool_has_work()).
-	 */
-	smp_mb();
-	ws_wake_one(worker->pool);
-}
-
-/* ws_invoke_promote() from the owner, in process context. */
-static noinline void ws_invoke_offer(struct ws_worker *worker)
-{
-	unsigned long flags;
-
-	/* Keeps our heartbeat (a hard interrupt, also on PREEMPT_RT) out. */
-	local_irq_save(flags);
-	ws_invoke_promote(worker);
-	local_irq_restore(flags);
-}
-
-/*
- * The heartbeat.  HRTIMER_MODE_*_HARD: it runs in hard interrupt context
- * on PREEMPT_RT too, so it interrupts the owner at an instruction boundary
- * and the owner's local_irq_save() keeps it out.  It touches no deque
- * (ws_deque_push() and ws_deque_pop() are not reentrant): only the cell.
- * Taken off its CPU by hotplug, it fires on another one, where it finds
- * its owner or not; it promotes only while it interrupts the owner.
- */
-static enum hrtimer_restart ws_heartbeat(struct hrtimer *timer)
-{
-	struct ws_worker *worker = container_of(timer, struct ws_worker,
-						hb_timer);
-	unsigned int us = READ_ONCE(ws_heartbeat_us);
-
-	/*
-	 * No frame: the worker left its calls (or idles); stop until its
-	 * next outermost call arms us again.  READ_ONCE(): when we do not
-	 * interrupt the owner, its WRITE_ONCE() races with us, a hint.
-	 */
-	if (!us || !READ_ONCE(worker->inv_depth)) {
-		WRITE_ONCE(worker->hb_armed, false);
-		return HRTIMER_NORESTART;
-	}
-	/*
-	 * Only the owner stores its own task pointer (or hotplug, while it
-	 * does not run).  If we interrupted it, it runs nowhere else.  If
-	 * not (preempted, napping in a wait, or hotplug moved it), try at
-	 * the next beat.
-	 */
-	if (current == READ_ONCE(worker->thread))
-		ws_invoke_promote(worker);
-	hrtimer_forward_now(timer, ws_heartbeat_interval(us));
-	return HRTIMER_RESTART;
-}
-
-/**
- * ws_heartbeat_init - prepare the heartbeat of a slot
- * @worker: the slot, zeroed, with its pool set
- *
- * Called by the pool's creation for every slot (pool.c).
- */
-void ws_heartbeat_init(struct ws_worker *worker)
-{
-	hrtimer_init(&worker->hb_timer, CLOCK_MONOTONIC,
-		     HRTIMER_MODE_REL_PINNED_HARD);
-	worker->hb_timer.function = ws_heartbeat;
-	worker->latent = worker->cpu < worker->pool->nr_cpus &&
-			 !worker->pool->user;
-}
-
-/**
- * ws_heartbeat_stop - stop the heartbeat of a slot whose thread is gone
- * @worker: the slot; its thread has exited (CPU offline, pool freed)
- *
- * Its next thread, if any, starts it again at its first outermost call.
- */
-void ws_heartbeat_stop(struct ws_worker *worker)
-{
-	hrtimer_cancel(&worker->hb_timer);
-	/* No thread: nobody reads it until the next one starts. */
-	WRITE_ONCE(worker->hb_armed, false);
-}
-
-/*
- * The owner entered its outermost ws_parallel_invoke() call: start the
- * heartbeat unless it beats already, and hand the frame to an idle worker
- * at once rather than at the first beat.
- */
-static noinline void ws_heartbeat_enter(struct ws_worker *worker)
-{
-	unsigned int us = READ_ONCE(ws_heartbeat_us);
-
-	/*
-	 * Not armed means not queued and not running: its callback cleared
-	 * the flag as it stopped, in an interrupt of our CPU, so nothing
-	 * comes between the test and the start.
-	 */
-	if (us && !READ_ONCE(worker->hb_armed)) {
-		WRITE_ONCE(worker->hb_armed, true);
-		hrtimer_start(&worker->hb_timer, ws_heartbeat_interval(us),
-			      HRTIMER_MODE_REL_PINNED_HARD);
-	}
-	if (atomic_read(&worker->pool->nr_idle))
-		ws_invoke_offer(worker);
-}
-
-/*
- * Take @victim's promoted frame, if any.  The task is read only after the
- * cmpxchg() won: the same address may come back as another frame (the
- * owner took its frame back and promoted a new one there), which is then
- * just as armed and as ours.
- */
-static struct ws_task *ws_take_promoted(struct ws_worker *victim)
-{
-	/* A hint; the cmpxchg() decides. */
-	struct ws_task *task = READ_ONCE(victim->inv_cell);
-
-	/*
-	 * Fully ordered; pairs with the release store of the cell in
-	 * ws_invoke_promote() (the armed frame is visible) and with the
-	 * owner's cmpxchg() in ws_invoke_reclaim(): one of us wins.
-	 */
-	if (!task || cmpxchg(&victim->inv_cell, task, NULL) != task)
-		return NULL;
-	return task;
 }
 
 /*
@@ -677,7 +433,8 @@ static noinline struct ws_task *ws_release_deps(struct ws_worker *worker,
 		pool = succ->group->pool;
 		ws_stat_inc(pool, released);
 		if (pool != worker->pool ||
-		    (worker->isolation && succ->isolation != worker->isolation))
+		    (worker->inv.isolation &&
+		     succ->isolation != worker->inv.isolation))
 			ws_inject(pool, succ);
 		else if (!first)
 			first = succ;
@@ -760,7 +517,7 @@ void ws_spawn(struct ws_group *group, struct ws_task *task)
 	struct ws_worker *worker = ws_current_worker(pool);
 
 	if (worker) {
-		task->isolation = worker->isolation;
+		task->isolation = worker->inv.isolation;
 		/*
 		 * The group's owner spawning a ready task: lazy join, as in
 		 * libfork.  The task is counted only in the owner's own
@@ -874,7 +631,7 @@ void ws_spawn_on(struct ws_group *group, struct ws_task *task, int cpu)
 	}
 	self = ws_current_worker(pool);
 	if (self)
-		task->isolation = self->isolation;
+		task->isolation = self->inv.isolation;
 	if (!ws_task_arm(group, task))
 		return;
 	target = pool->workers[cpu];
@@ -958,7 +715,7 @@ ws_execute(struct ws_worker *worker, struct ws_task *task)
 {
 	struct ws_group *group = task->group;
 	struct ws_pool *pool = worker->pool;
-	unsigned long outer = worker->isolation;
+	unsigned long outer = worker->inv.isolation;
 	bool lazy = task->flags & WS_TASK_LAZY;
 	struct ws_task *next = NULL, *ready;
 
@@ -970,9 +727,9 @@ ws_execute(struct ws_worker *worker, struct ws_task *task)
 	} else {
 		trace_wsched_execute(pool, task);
 		/* Isolation follows the task into its nested waits. */
-		worker->isolation = task->isolation;
+		worker->inv.isolation = task->isolation;
 		next = task->fn(task);
-		worker->isolation = outer;
+		worker->inv.isolation = outer;
 		ws_stat_inc(pool, executed);
 	}
 
@@ -1089,21 +846,6 @@ static struct ws_task *ws_take_any_mail(struct ws_pool *pool)
 		}
 	}
 	return NULL;
-}
-
-/*
- * A thief found @victim's deque and promotion cell empty: if its owner
- * holds private invoke frames, ask it to promote one at its next call
- * (its heartbeat does anyway).  Unordered, a snapshot of the owner's
- * WRITE_ONCE() stores: a lost or late request only leaves the frame to
- * its owner, which runs it anyway, and a needless one costs the owner a
- * check.
- */
-static void ws_invoke_request(struct ws_worker *victim)
-{
-	if (READ_ONCE(victim->inv_depth) > READ_ONCE(victim->inv_published) &&
-	    !READ_ONCE(victim->inv_request))
-		WRITE_ONCE(victim->inv_request, 1);
 }
 
 /*
@@ -1251,8 +993,8 @@ static __always_inline struct ws_task *ws_pop_own(struct ws_worker *worker)
 {
 	struct ws_task *task = ws_deque_pop(&worker->deque);
 
-	if (task && unlikely(task->isolation != worker->isolation) &&
-	    worker->isolation) {
+	if (task && unlikely(task->isolation != worker->inv.isolation) &&
+	    worker->inv.isolation) {
 		/* Cannot fail: the slot we just emptied is free. */
 		ws_deque_push(&worker->deque, task, GFP_NOWAIT);
 		return NULL;
@@ -1271,7 +1013,7 @@ ws_next_task(struct ws_worker *worker, struct ws_task *bypass,
 	     enum ws_scope scope)
 {
 	struct ws_pool *pool = worker->pool;
-	bool open = scope == WS_RUN_ANY && !worker->isolation;
+	bool open = scope == WS_RUN_ANY && !worker->inv.isolation;
 	struct ws_task *task;
 
 	/* 1. Bypass: run the returned task at once, no deque traffic. */
@@ -1415,7 +1157,18 @@ bool ws_worker_run(struct ws_worker *worker, bool once)
  */
 int ws_worker_thread(void *arg)
 {
-	ws_worker_run(arg, false);
+	struct ws_worker *worker = arg;
+
+	/*
+	 * The owner of a latent slot stores its own pointer, and clears it
+	 * before it exits: read by the inline ws_parallel_invoke(), which
+	 * compares it with current (struct ws_invoke_slot).
+	 */
+	if (worker->latent)
+		WRITE_ONCE(worker->inv.owner, current);
+	ws_worker_run(worker, false);
+	if (worker->latent)
+		WRITE_ONCE(worker->inv.owner, NULL);
 	return 0;
 }
 
@@ -1486,11 +1239,11 @@ static struct ws_worker *ws_claim_slot(struct ws_pool *pool,
 	} while (test_and_set_bit_lock(i, &pool->joined));
 	slot = pool->workers[pool->nr_cpus + i];
 	slot->wait_depth = 0;
-	slot->isolation = 0;
+	slot->inv.isolation = 0;
 	/* Released with none: every invoke that used them has returned. */
-	WRITE_ONCE(slot->inv_depth, 0);
-	WRITE_ONCE(slot->inv_published, 0);
-	WRITE_ONCE(slot->inv_request, 0);
+	WRITE_ONCE(slot->inv.depth, 0);
+	WRITE_ONCE(slot->inv.published, 0);
+	WRITE_ONCE(slot->inv.request, 0);
 	return slot;
 }
 
@@ -1499,7 +1252,7 @@ static struct ws_worker *ws_claim_slot(struct ws_pool *pool,
  * owner ran and left for others) go to the injection queue first: a join
  * slot holds tasks only while it is claimed.
  */
-static void ws_release_slot(struct ws_worker *slot)
+void ws_release_slot(struct ws_worker *slot)
 {
 	struct ws_pool *pool = slot->pool;
 	struct llist_node *first = NULL, *last = NULL;
@@ -1538,7 +1291,7 @@ static void ws_release_slot(struct ws_worker *slot)
  * bound where, how many at once and at what priority the pool's tasks
  * run, and a thread that joins brings its own CPU and nice level.
  */
-static struct ws_worker *ws_join(struct ws_pool *pool)
+struct ws_worker *ws_join(struct ws_pool *pool)
 {
 	struct ws_worker *slot;
 
@@ -1692,12 +1445,12 @@ static void ws_nap_stuck(struct ws_worker *worker, struct ws_group *group,
  * killable wait also stops, between tasks, once a fatal signal is pending.
  * Return: 0, or -EINTR if it stopped before the group completed.
  */
-static int ws_worker_wait(struct ws_worker *worker, struct ws_group *group,
-			  bool killable)
+int ws_worker_wait(struct ws_worker *worker, struct ws_group *group,
+		   bool killable)
 {
 	unsigned int state = killable ? WS_NAP_KILLABLE : WS_NAP_STATE;
 	enum ws_scope scope = ws_wait_scope(worker);
-	bool restricted = scope != WS_RUN_ANY || worker->isolation;
+	bool restricted = scope != WS_RUN_ANY || worker->inv.isolation;
 	unsigned int empty_rounds = 0;
 	struct ws_task *task = NULL;
 	int ret = 0;
@@ -1726,7 +1479,7 @@ static int ws_worker_wait(struct ws_worker *worker, struct ws_group *group,
 		 * does while it interrupts us): promote a private frame of
 		 * the calls we wait in, one per nap, for the idle.
 		 */
-		if (READ_ONCE(worker->inv_published) < worker->inv_depth)
+		if (READ_ONCE(worker->inv.published) < worker->inv.depth)
 			ws_invoke_offer(worker);
 		if (restricted) {
 			ws_nap_stuck(worker, group, state);
@@ -1874,11 +1627,11 @@ static int ws_run_in_pool(struct ws_pool *pool, bool isolate,
 		worker = joined;
 	}
 	/* The address of a frame variable is unique while the region runs. */
-	outer = worker->isolation;
+	outer = worker->inv.isolation;
 	if (isolate)
-		worker->isolation = (unsigned long)&region;
+		worker->inv.isolation = (unsigned long)&region;
 	ret = fn(arg);
-	worker->isolation = outer;
+	worker->inv.isolation = outer;
 	if (joined)
 		ws_release_slot(joined);
 	return ret;
@@ -1906,234 +1659,6 @@ int ws_pool_execute(struct ws_pool *pool, int (*fn)(void *arg), void *arg)
 	return ws_run_in_pool(pool ? pool : ws_system_pool, false, fn, arg);
 }
 EXPORT_SYMBOL_GPL(ws_pool_execute);
-
-/*
- * No join slot for a thread outside @pool: spawn @right into a group of
- * its own (to the injection queue), run @left, sleep until @right is done.
- */
-static noinline void ws_invoke_outside(struct ws_pool *pool,
-				       ws_invoke_fn left, void *left_arg,
-				       ws_invoke_fn right, void *right_arg)
-{
-	struct ws_invoke inv = { .fn = right, .arg = right_arg };
-
-	ws_group_init(&inv.group, pool);
-	ws_task_init(&inv.task, ws_invoke_task_fn);
-	ws_spawn(&inv.group, &inv.task);
-	left(left_arg);
-	/* Cannot fail: nothing cancels or fails this private group. */
-	ws_group_wait(&inv.group);
-}
-
-/*
- * @inv, armed, is on @worker's deque (pushed by us): take it back, or
- * wait until whoever took it has run it.
- */
-static void ws_invoke_join(struct ws_worker *worker, struct ws_invoke *inv,
-			   ws_invoke_fn right, void *right_arg)
-{
-	/*
-	 * The first call's own pushes and pops are balanced above ours
-	 * unless it left tasks behind, so our task is at the bottom unless
-	 * it was taken.  The pop makes it ours alone (see ws_deque_pop()).
-	 */
-	struct ws_task *task = ws_deque_pop(&worker->deque);
-
-	if (likely(task == &inv->task)) {
-		right(right_arg);
-		return;
-	}
-	/*
-	 * A task the first call left behind (put back where it was; the slot
-	 * it emptied is free, so this cannot fail), or nothing: ours was
-	 * taken.  Either way, wait like ws_group_wait(): run what is ours,
-	 * ours included, and help until the thief is done.
-	 */
-	if (task)
-		ws_deque_push(&worker->deque, task, GFP_NOWAIT);
-	ws_worker_wait(worker, &inv->group, false);
-}
-
-/*
- * A slot whose thread is not bound to a CPU (a join slot, a user pool's
- * worker) has no heartbeat that could interrupt it wherever it runs: it
- * publishes the second call at once, on its deque.
- */
-static noinline void ws_invoke_eager(struct ws_worker *worker,
-				     ws_invoke_fn left, void *left_arg,
-				     ws_invoke_fn right, void *right_arg)
-{
-	/* As in ws_parallel_invoke(). */
-	struct ws_invoke inv __uninitialized;
-
-	inv.fn = right;
-	inv.arg = right_arg;
-	inv.isolation = worker->isolation;
-	ws_invoke_arm(worker, &inv);
-	if (unlikely(!ws_deque_push(&worker->deque, &inv.task, GFP_NOWAIT))) {
-		/* The deque could not grow: one after the other, here. */
-		left(left_arg);
-		right(right_arg);
-		return;
-	}
-	/*
-	 * As ws_push_own() but counted in no statistic: a call that is not
-	 * stolen is no task.  No barrier before the wake-up, for the reason
-	 * given there.
-	 */
-	trace_wsched_spawn(worker->pool, &inv.task);
-	ws_wake_one(worker->pool);
-	left(left_arg);
-	ws_invoke_join(worker, &inv, right, right_arg);
-}
-
-/*
- * @inv, at index @depth of @worker's frames, was promoted while @left ran
- * (every younger frame has returned since): take it back from the cell,
- * or wait until the thief that took it has run it.
- */
-static noinline void ws_invoke_reclaim(struct ws_worker *worker,
-				       struct ws_invoke *inv,
-				       unsigned int depth)
-{
-	/*
-	 * No longer counted as promoted.  Our heartbeat now sees no frame
-	 * to promote at or above @depth (inv_depth is @depth already), and
-	 * the cell holds ours or nothing: it is emptied before any other
-	 * frame goes in, and every frame promoted after ours is younger.
-	 */
-	WRITE_ONCE(worker->inv_published, depth);
-	/*
-	 * Fully ordered; pairs with the cmpxchg() of a thief in
-	 * ws_take_promoted(): exactly one of us takes the frame.
-	 */
-	if (cmpxchg(&worker->inv_cell, &inv->task, NULL) == &inv->task) {
-		inv->fn(inv->arg);
-		return;
-	}
-	ws_worker_wait(worker, &inv->group, false);
-}
-
-/**
- * ws_parallel_invoke - call two functions, possibly in parallel
- * @pool: the pool; NULL for ws_system_pool
- * @left: the first function; the caller runs it
- * @left_arg: its argument
- * @right: the second function
- * @right_arg: its argument
- *
- * Like oneTBB's parallel_invoke() of two functions, or Rayon's join():
- * the caller runs @left while @right waits where other threads of @pool
- * may take it; if none did, the caller then calls @right itself, like any
- * function, with no task run and no group counted; if a thread took it,
- * the caller runs tasks of the pool, as in ws_group_wait(), until @right
- * has finished.
- *
- * Where @right waits (heartbeat scheduling): on a worker of the pool, in
- * a private frame of the caller's slot, with no deque traffic, no atomic
- * operation and no barrier, until it is promoted to the slot's promotion
- * cell, where other threads take it: by the worker's heartbeat, a timer
- * that interrupts it every heartbeat_us microseconds (module parameter,
- * default 100) while it runs calls; at its next call after a thief found
- * nothing and asked; at its outermost call when a worker is idle; and
- * before it naps in a wait.  So an idle worker waits about one heartbeat
- * at most for work, whatever @left does between calls.  A thread that
- * is not a worker bound to a CPU (one that joined, a user pool's worker)
- * puts @right on its deque at once instead.
- *
- * It does not reschedule between the calls: long-running bodies call
- * cond_resched().  The second call counts in the pool's statistics only
- * if another thread takes it (as stolen and executed there).
- *
- * A thread that is not one of @pool's joins it for the call, as with
- * ws_pool_execute().  With every join slot taken, or in a pool created
- * with attributes, @right is spawned into the pool and the caller sleeps,
- * after @left, until it has finished.  The two functions may run on
- * different threads at the same time, in either order, so they must not
- * wait for each other; both have finished, and their writes are visible
- * to the caller, when this returns.  Calls nest, and run in the caller's
- * isolated region, if any.
- *
- * Context: process context, may sleep.
- */
-void ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
-			void *left_arg, ws_invoke_fn right, void *right_arg)
-{
-	struct ws_worker *worker, *joined;
-	/*
-	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO: every field a thief or
-	 * the wait reads is set before it is published (the zeroing cost a
-	 * sixth of a call).
-	 */
-	struct ws_invoke inv __uninitialized;
-	unsigned int depth;
-
-	/*
-	 * The check of might_sleep(), without its voluntary preemption
-	 * point: the calls are a function call's worth of work.
-	 */
-	__might_sleep(__FILE__, __LINE__);
-	pool = pool ? pool : ws_system_pool;
-	worker = ws_current_worker(pool);
-	if (unlikely(!worker || !worker->latent)) {
-		joined = worker ? NULL : ws_join(pool);
-		if (joined)
-			worker = joined;
-		if (worker)
-			ws_invoke_eager(worker, left, left_arg, right,
-					right_arg);
-		else
-			ws_invoke_outside(pool, left, left_arg, right,
-					  right_arg);
-		if (joined)
-			ws_release_slot(joined);
-		return;
-	}
-
-	depth = worker->inv_depth;
-	if (unlikely(depth >= WS_INVOKE_FRAMES)) {
-		/* Nested too deep to keep: the frames below are larger. */
-		left(left_arg);
-		right(right_arg);
-		return;
-	}
-	/*
-	 * Answer a thief: a plain read of a WRITE_ONCE() flag.  READ_ONCE()
-	 * of inv_published: our heartbeat interrupt writes it.
-	 */
-	if (unlikely(READ_ONCE(worker->inv_request)) &&
-	    READ_ONCE(worker->inv_published) < depth)
-		ws_invoke_offer(worker);
-
-	inv.fn = right;
-	inv.arg = right_arg;
-	inv.isolation = worker->isolation;
-	/* Marked: our heartbeat interrupt reads it (KCSAN sees both). */
-	WRITE_ONCE(worker->inv_frames[depth], &inv);
-	/*
-	 * The frame, then its index: our heartbeat interrupt reads the
-	 * index, then the frame (ws_invoke_promote()), on this CPU, so
-	 * program order is all it needs.  WRITE_ONCE(): thieves read it as
-	 * a hint, in ws_invoke_request().
-	 */
-	barrier();
-	WRITE_ONCE(worker->inv_depth, depth + 1);
-	if (unlikely(!depth))
-		ws_heartbeat_enter(worker);
-	left(left_arg);
-	/*
-	 * Take the frame back; from here our heartbeat cannot promote it.
-	 * It may have before: the read of inv_published below comes after
-	 * this store in program order (both volatile), which is the order
-	 * our interrupt sees them in.
-	 */
-	WRITE_ONCE(worker->inv_depth, depth);
-	if (likely(depth >= READ_ONCE(worker->inv_published)))
-		right(right_arg);
-	else
-		ws_invoke_reclaim(worker, &inv, depth);
-}
-EXPORT_SYMBOL_GPL(ws_parallel_invoke);
 
 /**
  * ws_isolate - run a function in an isolated region of a pool
@@ -2186,7 +1711,7 @@ void ws_spawn_local(struct ws_worker *worker, struct ws_group *group,
 {
 	struct ws_pool *pool = worker->pool;
 
-	task->isolation = worker->isolation;
+	task->isolation = worker->inv.isolation;
 	if (!ws_task_arm(group, task))
 		return;
 	if (likely(ws_deque_push(&worker->deque, task, GFP_NOWAIT))) {

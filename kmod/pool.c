@@ -379,6 +379,7 @@ static void ws_pool_free(struct ws_pool *pool)
 		kfree(worker);
 	}
 	kfree(pool->workers);
+	kfree(pool->head.inv_slots);
 	free_percpu(pool->stats);
 	free_cpumask_var(pool->cpumask);
 	kfree(pool);
@@ -387,8 +388,12 @@ static void ws_pool_free(struct ws_pool *pool)
 static int ws_pool_setup(struct ws_pool *pool, const char *name,
 			 const struct ws_pool_attrs *attrs)
 {
+	struct ws_invoke_slot **inv_slots;
 	unsigned int cpu;
 	int ret;
+
+	/* <linux/wsched.h> reads it through a struct ws_pool pointer. */
+	BUILD_BUG_ON(offsetof(struct ws_pool, head) != 0);
 
 	strscpy(pool->name, name, sizeof(pool->name));
 	pool->nr_cpus = nr_cpu_ids;
@@ -420,7 +425,9 @@ static int ws_pool_setup(struct ws_pool *pool, const char *name,
 	pool->stats = alloc_percpu(struct ws_cpu_stats);
 	pool->workers = kcalloc(pool->nr_slots, sizeof(*pool->workers),
 				GFP_KERNEL);
-	if (!pool->stats || !pool->workers)
+	inv_slots = kcalloc(pool->nr_cpus, sizeof(*inv_slots), GFP_KERNEL);
+	pool->head.inv_slots = inv_slots;
+	if (!pool->stats || !pool->workers || !inv_slots)
 		return -ENOMEM;
 	/*
 	 * A worker for every CPU number below nr_cpu_ids, possible or not:
@@ -439,6 +446,8 @@ static int ws_pool_setup(struct ws_pool *pool, const char *name,
 		pool->workers[cpu] = worker;
 		worker->pool = pool;
 		worker->cpu = cpu;
+		if (!join)
+			inv_slots[cpu] = &worker->inv;
 		/* First: ws_pool_free() stops every slot's heartbeat. */
 		ws_heartbeat_init(worker);
 		ret = ws_deque_init(&worker->deque, join ? WS_DEQUE_JOIN_SLOTS :

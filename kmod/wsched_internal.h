@@ -15,6 +15,7 @@
 #include <linux/wsched.h>
 
 #include "ws_deque.h"
+#include "ws_invoke.h"
 
 /* Initial slots of a join slot's deque (it grows like any other). */
 #define WS_DEQUE_JOIN_SLOTS	32
@@ -81,12 +82,8 @@ struct ws_victims {
 	unsigned long near[];
 };
 
-struct ws_invoke;
 struct ws_uworkers;
 struct vhost_task;
-
-/* Nested ws_parallel_invoke() calls whose second call a slot keeps private. */
-#define WS_INVOKE_FRAMES	32
 
 /**
  * struct ws_worker - a slot of a pool: a deque and the thread that owns it
@@ -105,15 +102,16 @@ struct vhost_task;
  *	and the slots of user pools (not bound to CPUs) steal from anyone
  *	(H: replaced with rcu_assign_pointer() under the hotplug lock, read
  *	by the owner under rcu_read_lock())
+ * @inv: what the inline ws_parallel_invoke() reads and writes: the
+ *	frames, @inv.isolation (the tag of the isolated region the owner is
+ *	in, or 0: O) and @inv.owner (see struct ws_invoke_slot, in
+ *	<linux/wsched.h>); a CPU slot's is in the pool's
+ *	&ws_pool_head.inv_slots
  * @wait_depth: how many ws_group_wait() calls are nested on the owner (O)
  * @ticks: tasks taken, to give the FIFO queue a regular turn (O)
- * @isolation: tag of the isolated region the owner is in, or 0 (O)
  * @compensator: the last compensation thread started in this join slot,
  *	with a task reference, until it is reaped (by whoever claims the
  *	slot to start the next one, or by ws_pool_destroy())
- * @inv_request: set by a thief that found @deque and @inv_cell empty
- *	while some of @inv_frames were private; cleared when a frame is
- *	promoted (A: WRITE_ONCE() and READ_ONCE(), a hint with no ordering)
  * @latent: a CPU slot of a kernel pool, whose thread is bound to the
  *	CPU: its ws_parallel_invoke() frames stay private until promoted
  *	(by @hb_timer, a thief's request or a wait).  Other slots push
@@ -127,13 +125,6 @@ struct vhost_task;
  * @hb_timer: the heartbeat: while the owner runs ws_parallel_invoke()
  *	calls, it interrupts the owner every ws_heartbeat_us and promotes
  *	the oldest private frame to @inv_cell (see ws_heartbeat())
- * @inv_frames: the second calls of the ws_parallel_invoke() calls nested
- *	on the owner, oldest first (O; read by its heartbeat interrupt)
- * @inv_depth: entries of @inv_frames in use (O and its heartbeat
- *	interrupt; stored with WRITE_ONCE() and read locklessly by thieves,
- *	a hint)
- * @inv_published: how many of them, the oldest, were promoted since;
- *	the rest are private (O and its heartbeat interrupt, as @inv_depth)
  * @vtsk: the user worker thread of a CPU slot of a user pool, from its
  *	creation until it is stopped (U)
  * @ustate: whether a CPU slot of a user pool has a thread (U; its own
@@ -147,27 +138,23 @@ struct vhost_task;
  * ws_pool_execute()) and compensation threads (see ws_compensate()).
  */
 struct ws_worker {
+	struct ws_invoke_slot inv;
 	struct ws_deque deque;
 	struct ws_pool *pool;
 	struct task_struct *thread;
 	struct list_head idle_node;
 	struct llist_head mailbox ____cacheline_aligned_in_smp;
 	spinlock_t mailbox_lock;	/* guards taking from mailbox */
-	unsigned int inv_request;
 	unsigned int cpu;
 	u32 rand;
 	struct ws_victims __rcu *victims;
 	unsigned int wait_depth;
 	unsigned int ticks;
-	unsigned long isolation;
 	struct task_struct *compensator;
 	bool latent;
 	bool hb_armed;
 	struct ws_task *inv_cell;
 	struct hrtimer hb_timer;
-	unsigned int inv_depth;
-	unsigned int inv_published;
-	struct ws_invoke *inv_frames[WS_INVOKE_FRAMES];
 	struct vhost_task *vtsk;
 	u8 ustate;
 	unsigned int uid;
@@ -175,6 +162,8 @@ struct ws_worker {
 
 /**
  * struct ws_pool - a work-stealing thread pool
+ * @head: what the inline ws_parallel_invoke() reads (I); first, so that
+ *	<linux/wsched.h> reaches it from a &struct ws_pool pointer
  * @name: the name, shown in debugfs and in worker thread names (I)
  * @workers: the slots: @nr_cpus CPU slots indexed by CPU number, then
  *	%WS_MAX_JOINED join slots (I)
@@ -214,6 +203,7 @@ struct ws_worker {
  * @debugfs_dir: the pool's debugfs directory (I)
  */
 struct ws_pool {
+	struct ws_pool_head head;
 	char name[WS_NAME_LEN];
 	struct ws_worker **workers;
 	unsigned int nr_cpus;
@@ -247,12 +237,37 @@ struct ws_pool {
 
 extern bool ws_frozen;
 
+/* Private task state: spawned lazily, not counted in group->pending. */
+#define WS_TASK_LAZY		0x1U
+
 int ws_worker_thread(void *arg);
-/* Microseconds between heartbeats (module parameter heartbeat_us). */
-extern unsigned int ws_heartbeat_us;
-void ws_heartbeat_init(struct ws_worker *worker);
-void ws_heartbeat_stop(struct ws_worker *worker);
 bool ws_worker_run(struct ws_worker *worker, bool once);
+struct ws_worker *ws_current_worker_slow(struct ws_pool *pool);
+
+/*
+ * The slot of @pool that the current thread owns, or NULL.  Only a thread
+ * running in process context can own one: an interrupt on a worker's CPU
+ * must never touch the worker's deque.  Inline: a call costs a
+ * translation-block lookup under QEMU TCG.
+ */
+static __always_inline struct ws_worker *ws_current_worker(struct ws_pool *pool)
+{
+	struct ws_worker *worker;
+
+	if (!in_task())
+		return NULL;
+	worker = pool->workers[raw_smp_processor_id()];
+	/* Only the owner stores its own task pointer here. */
+	if (likely(READ_ONCE(worker->thread) == current))
+		return worker;
+	return ws_current_worker_slow(pool);
+}
+
+void ws_wake_one(struct ws_pool *pool);
+int ws_worker_wait(struct ws_worker *worker, struct ws_group *group,
+		   bool killable);
+struct ws_worker *ws_join(struct ws_pool *pool);
+void ws_release_slot(struct ws_worker *slot);
 
 /*
  * Workers of user pools (uworker.c).  With WS_USER_WORKERS (compat.h) they
@@ -345,7 +360,7 @@ static __always_inline void ws_push_counted(struct ws_worker *worker,
 {
 	task->group = group;
 	task->flags = 0;
-	task->isolation = worker->isolation;
+	task->isolation = worker->inv.isolation;
 	if (likely(ws_deque_push(&worker->deque, task, GFP_NOWAIT))) {
 		ws_stat_inc(worker->pool, spawned);
 		return;

@@ -328,7 +328,7 @@ static void it_pub_left(void *arg)
 	struct ws_worker *self = ws_pool_current(p->pool);
 
 	/* Owner-side fields, read on the owner. */
-	p->was_private = self && self->inv_depth > self->inv_published;
+	p->was_private = self && self->inv.depth > self->inv.published;
 	/*
 	 * A sleeping worker asks for nothing: wake the other one with a
 	 * task on our deque, which it steals; then it finds nothing more,

@@ -10,6 +10,7 @@
  *   BENCH_REPS=r    rounds; each round runs every variant once, and the
  *                   best round of each variant counts (default 3)
  *   BENCH_FIB=n, BENCH_QUEENS=n   problem sizes (32, 12)
+ *   BENCH_ONLY=invoke  only the parallel_invoke() table (for profiles)
  *
  * oneTBB's main thread runs tasks in task_group::wait(), beside n - 1
  * workers (global_control::max_allowed_parallelism = n counts it).  A
@@ -422,15 +423,18 @@ int main(void)
 	       "serial", "oneTBB", "ws_pool", "ws_join", "ws_join+", "pool/tbb",
 	       "join/tbb");
 
-	want = fib_serial(nfib);
-	measure("fib", fib, V_NR, nfib, want);
-	snprintf(name, sizeof(name), "fib(%d)", nfib);
-	row(name, fib_calls(nfib), fib);
+	s = getenv("BENCH_ONLY");
+	if (!s || strcmp(s, "invoke")) {
+		want = fib_serial(nfib);
+		measure("fib", fib, V_NR, nfib, want);
+		snprintf(name, sizeof(name), "fib(%d)", nfib);
+		row(name, fib_calls(nfib), fib);
 
-	want = queens_serial(nq, 0, 0, 0, 0, &nodes);
-	measure("nqueens", queens, V_NR, nq, want);
-	snprintf(name, sizeof(name), "nqueens(%d)", nq);
-	row(name, nodes, queens);
+		want = queens_serial(nq, 0, 0, 0, 0, &nodes);
+		measure("nqueens", queens, V_NR, nq, want);
+		snprintf(name, sizeof(name), "nqueens(%d)", nq);
+		row(name, nodes, queens);
+	}
 
 	want = fib_serial(nfib);
 	measure("fib invoke", invoke, 4, nfib, want);

@@ -15,9 +15,14 @@
 #define _LINUX_WSCHED_H
 
 #include <linux/atomic.h>
+#include <linux/compiler.h>
 #include <linux/cpumask.h>
 #include <linux/gfp.h>
+#include <linux/kernel.h>
 #include <linux/llist.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
 #include <linux/types.h>
 
 struct ws_pool;
@@ -240,9 +245,6 @@ int ws_pool_execute(struct ws_pool *pool, int (*fn)(void *arg), void *arg);
  */
 typedef void (*ws_invoke_fn)(void *arg);
 
-void ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
-			void *left_arg, ws_invoke_fn right, void *right_arg);
-
 /**
  * typedef ws_range_fn - body of a parallel loop over [@begin, @end)
  * @begin: first index of the chunk
@@ -392,6 +394,262 @@ static inline bool ws_group_done(struct ws_group *group)
 		return false;
 	/* Pairs with the fully ordered decrement on task completion. */
 	return atomic_read_acquire(&group->pending) == 0;
+}
+
+/*
+ * ws_parallel_invoke() is inline, so that a call with constant functions
+ * compiles to direct calls; what follows up to it is the state it needs,
+ * private to wsched.  Documentation/design.rst ("Parallel invoke") has the
+ * protocol.
+ */
+
+/**
+ * WS_INVOKE_FRAMES - nested ws_parallel_invoke() calls a slot keeps private
+ *
+ * Deeper calls call both functions one after the other: the frames below
+ * them hold the larger parts of the work.
+ */
+#define WS_INVOKE_FRAMES	32
+
+/**
+ * struct ws_invoke - the second call of a ws_parallel_invoke() call
+ * @task: the task thieves run, once the frame is armed
+ * @group: the group of one task the caller waits on if it was taken
+ * @fn: the second function
+ * @arg: its argument
+ * @isolation: the caller's isolation tag when it made the call
+ *
+ * Lives on the caller's stack.  Private to the caller's slot (only @fn,
+ * @arg and @isolation set) until it is promoted; then armed as a lazily
+ * spawned task of @group, which the caller's slot owns.  Private to
+ * wsched.
+ */
+struct ws_invoke {
+	struct ws_task task;
+	struct ws_group group;
+	ws_invoke_fn fn;
+	void *arg;
+	unsigned long isolation;
+};
+
+/**
+ * struct ws_invoke_slot - the part of a pool's slot that the inline
+ *	ws_parallel_invoke() uses
+ * @owner: the slot's worker kthread while it runs, on a CPU slot of a
+ *	kernel pool (whose frames stay private until promoted), else NULL.
+ *	Stored only by that thread itself (WRITE_ONCE()), so a lockless
+ *	compare with current is exact for the caller.
+ * @depth: entries of @frames in use (written by the owner in process
+ *	context with WRITE_ONCE(); read by its heartbeat interrupt, and by
+ *	thieves as a hint)
+ * @published: how many of them, the oldest, were promoted since (written
+ *	by the owner and its heartbeat interrupt; read as @depth)
+ * @request: set by a thief that found nothing to take while frames were
+ *	private (WRITE_ONCE() and READ_ONCE(): a hint with no ordering);
+ *	cleared when a frame is promoted
+ * @isolation: the tag of the isolated region the slot's thread is in, or 0
+ *	(its own thread only)
+ * @frames: the second calls of the nested calls, oldest first (written by
+ *	the owner; read by its heartbeat interrupt)
+ *
+ * Embedded in every slot (struct ws_worker, kmod/wsched_internal.h);
+ * private to wsched.
+ */
+struct ws_invoke_slot {
+	struct task_struct *owner;
+	unsigned int depth;
+	unsigned int published;
+	unsigned int request;
+	unsigned long isolation;
+	struct ws_invoke *frames[WS_INVOKE_FRAMES];
+};
+
+/**
+ * struct ws_pool_head - the first member of every struct ws_pool
+ * @inv_slots: the &struct ws_invoke_slot of each CPU slot, indexed by CPU
+ *	number (nr_cpu_ids entries); set when the pool is created, then
+ *	read-only
+ *
+ * Private to wsched: what the inline ws_parallel_invoke() reads of a pool.
+ */
+struct ws_pool_head {
+	struct ws_invoke_slot *const *inv_slots;
+};
+
+void __ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
+			  void *left_arg, ws_invoke_fn right, void *right_arg);
+void __ws_invoke_outer(struct ws_invoke_slot *slot, ws_invoke_fn left,
+		       void *left_arg, ws_invoke_fn right, void *right_arg);
+void __ws_invoke_enter(struct ws_invoke_slot *slot, unsigned int depth);
+void __ws_invoke_reclaim(struct ws_invoke_slot *slot, struct ws_invoke *inv,
+			 unsigned int depth);
+
+/* The invoke slot of @pool's CPU slot for the CPU we run on. */
+static __always_inline struct ws_invoke_slot *
+__ws_invoke_slot(struct ws_pool *pool)
+{
+	const struct ws_pool_head *head = (const struct ws_pool_head *)pool;
+
+	return head->inv_slots[raw_smp_processor_id()];
+}
+
+/*
+ * Whether the current thread owns @slot and keeps its frames private in
+ * it.  Never in an interrupt, which must not touch the frames of the
+ * thread it interrupts.  A CPU slot's owner is bound to its CPU, so if we
+ * own this CPU's slot the CPU cannot change under us; any other thread
+ * fails the compare whatever CPU it read.  An owner that CPU hotplug
+ * pushed off its CPU finds its slot out of line.
+ */
+static __always_inline bool __ws_invoke_owns(struct ws_invoke_slot *slot)
+{
+	/* Only the owner stores its own task pointer here. */
+	bool owner = READ_ONCE(slot->owner) == current;
+	bool task = in_task();
+
+	return owner & task;
+}
+
+/*
+ * Run @left with @right in a private frame at index @depth of @slot (the
+ * caller's own, with @depth below WS_INVOKE_FRAMES), then @right unless
+ * it was promoted meanwhile.  @outer: the outermost call, which starts
+ * the heartbeat (out of line, in __ws_invoke_outer()).  The frame, its
+ * index and the reads after the first call pair with the owner's
+ * heartbeat, an interrupt of its own CPU (ws_heartbeat(), kmod/invoke.c),
+ * so program order is all they need: no atomic operation and no barrier
+ * but the compiler's.
+ */
+static __always_inline void __ws_invoke_frame(struct ws_invoke_slot *slot,
+					      unsigned int depth, bool outer,
+					      ws_invoke_fn left,
+					      void *left_arg,
+					      ws_invoke_fn right,
+					      void *right_arg)
+{
+	/*
+	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO: every field a thief or
+	 * the wait reads is set before it is published.
+	 */
+	struct ws_invoke inv __uninitialized;
+
+	inv.fn = right;
+	inv.arg = right_arg;
+	inv.isolation = slot->isolation;
+	/* Marked: our heartbeat interrupt reads it (KCSAN sees both). */
+	WRITE_ONCE(slot->frames[depth], &inv);
+	/*
+	 * The frame, then its index: pairs with our heartbeat interrupt,
+	 * which reads the index, then the frame (ws_invoke_promote()), on
+	 * this CPU.  WRITE_ONCE(): thieves read it as a hint.
+	 */
+	barrier();
+	WRITE_ONCE(slot->depth, depth + 1);
+	/*
+	 * The outermost call starts the heartbeat.  A thief's request is a
+	 * plain read of its WRITE_ONCE() flag, with no ordering: a late
+	 * answer only delays a promotion.
+	 */
+	if (outer || unlikely(READ_ONCE(slot->request)))
+		__ws_invoke_enter(slot, depth);
+	left(left_arg);
+	/*
+	 * Take the frame back; from here our heartbeat cannot promote it.
+	 * It may have before: the read of published below comes after this
+	 * store in program order (both volatile), which is the order our
+	 * interrupt sees them in.
+	 */
+	WRITE_ONCE(slot->depth, depth);
+	if (likely(depth >= READ_ONCE(slot->published)))
+		right(right_arg);
+	else
+		__ws_invoke_reclaim(slot, &inv, depth);
+}
+
+/*
+ * ws_parallel_invoke() on the owner of @slot: keep the second call in a
+ * private frame while the first runs.  The outermost call (depth 0), and
+ * calls nested too deep to keep a frame, go out of line: one unsigned
+ * compare finds both.
+ */
+static __always_inline void __ws_invoke_private(struct ws_invoke_slot *slot,
+						ws_invoke_fn left,
+						void *left_arg,
+						ws_invoke_fn right,
+						void *right_arg)
+{
+	unsigned int depth = slot->depth;
+
+	if (unlikely(depth - 1 >= WS_INVOKE_FRAMES - 1))
+		__ws_invoke_outer(slot, left, left_arg, right, right_arg);
+	else
+		__ws_invoke_frame(slot, depth, false, left, left_arg, right,
+				  right_arg);
+}
+
+/**
+ * ws_parallel_invoke - call two functions, possibly in parallel
+ * @pool: the pool; NULL for ws_system_pool
+ * @left: the first function; the caller runs it
+ * @left_arg: its argument
+ * @right: the second function
+ * @right_arg: its argument
+ *
+ * Like oneTBB's parallel_invoke() of two functions, or Rayon's join():
+ * the caller runs @left while @right waits where other threads of @pool
+ * may take it; if none did, the caller then calls @right itself, like any
+ * function, with no task run and no group counted; if a thread took it,
+ * the caller runs tasks of the pool, as in ws_group_wait(), until @right
+ * has finished.
+ *
+ * Where @right waits (heartbeat scheduling): on a worker of the pool, in
+ * a private frame of the caller's slot, with no deque traffic, no atomic
+ * operation and no barrier, until it is promoted to the slot's promotion
+ * cell, where other threads take it: by the worker's heartbeat, a timer
+ * that interrupts it every heartbeat_us microseconds (module parameter,
+ * default 100) while it runs calls; at its next call after a thief found
+ * nothing and asked; at its outermost call when a worker is idle; and
+ * before it naps in a wait.  So an idle worker waits about one heartbeat
+ * at most for work, whatever @left does between calls.  A thread that
+ * is not a worker bound to a CPU (one that joined, a user pool's worker)
+ * puts @right on its deque at once instead.
+ *
+ * Inline: on a worker, a call with constant functions compiles to direct
+ * calls of them; everything but the private frame is out of line.
+ *
+ * It does not reschedule between the calls: long-running bodies call
+ * cond_resched().  The second call counts in the pool's statistics only
+ * if another thread takes it (as stolen and executed there).
+ *
+ * A thread that is not one of @pool's joins it for the call, as with
+ * ws_pool_execute().  With every join slot taken, or in a pool created
+ * with attributes, @right is spawned into the pool and the caller sleeps,
+ * after @left, until it has finished.  The two functions may run on
+ * different threads at the same time, in either order, so they must not
+ * wait for each other; both have finished, and their writes are visible
+ * to the caller, when this returns.  Calls nest, and run in the caller's
+ * isolated region, if any.
+ *
+ * Context: process context, may sleep.
+ */
+static __always_inline void ws_parallel_invoke(struct ws_pool *pool,
+					       ws_invoke_fn left,
+					       void *left_arg,
+					       ws_invoke_fn right,
+					       void *right_arg)
+{
+	struct ws_invoke_slot *slot;
+
+	/*
+	 * The check of might_sleep(), without its voluntary preemption
+	 * point: the calls are a function call's worth of work.
+	 */
+	__might_sleep(__FILE__, __LINE__);
+	slot = __ws_invoke_slot(pool ? pool : ws_system_pool);
+	if (likely(__ws_invoke_owns(slot)))
+		__ws_invoke_private(slot, left, left_arg, right, right_arg);
+	else
+		__ws_parallel_invoke(pool, left, left_arg, right, right_arg);
 }
 
 /*

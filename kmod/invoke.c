@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsched: ws_parallel_invoke()'s out-of-line paths and heartbeat
+ * promotion.  The unstolen path is inline in <linux/wsched.h>
+ * (__ws_invoke_private()); Documentation/design.rst ("Parallel invoke")
+ * explains the protocol.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hrtimer.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/wsched.h>
+
+#include "wsched_internal.h"
+#include "wsched_trace.h"
+
+static struct ws_task *ws_invoke_task_fn(struct ws_task *task)
+{
+	struct ws_invoke *inv = container_of(task, struct ws_invoke, task);
+
+	inv->fn(inv->arg);
+	return NULL;
+}
+
+/*
+ * Make @inv a lazily spawned task of a group of its own that @worker owns
+ * (see ws_spawn()): counted only in the group's @lazy, and in @pending by
+ * whoever takes it (ws_task_claim()).  What publishes it (a push, or the
+ * release store into the promotion cell) orders these stores before it.
+ */
+static __always_inline void ws_invoke_arm(struct ws_worker *worker,
+					  struct ws_invoke *inv)
+{
+	ws_task_init(&inv->task, ws_invoke_task_fn);
+	inv->task.isolation = inv->isolation;
+	inv->task.group = &inv->group;
+	inv->task.flags = WS_TASK_LAZY;
+	ws_group_init_done(&inv->group, worker->pool, NULL);
+	inv->group.owner = worker;
+	inv->group.lazy = 1;
+}
+
+/*
+ * Heartbeat promotion (Documentation/design.rst, "Parallel invoke").
+ * While the worker of a CPU slot runs ws_parallel_invoke() calls, a timer
+ * of its own interrupts it every ws_heartbeat_us microseconds and promotes
+ * its oldest private frame into the slot's promotion cell, where thieves
+ * take it.  The frames, @inv.depth and @inv.published are written only by
+ * the owner in process context and by that interrupt while it interrupts
+ * the owner itself (it checks that current is the owner): so they need
+ * only what any per-CPU data needs against an interrupt of its own CPU,
+ * program order as the compiler emits it (barrier(), WRITE_ONCE()), and
+ * no fence against another CPU.  The owner itself promotes with
+ * interrupts off, which keeps its heartbeat out.
+ */
+unsigned int ws_heartbeat_us = 100;
+module_param_named(heartbeat_us, ws_heartbeat_us, uint, 0644);
+/* The tests turn it off to pin the other promotion triggers. */
+EXPORT_SYMBOL_NS_GPL(ws_heartbeat_us, WSCHED_INTERNAL);
+MODULE_PARM_DESC(heartbeat_us,
+		 "Microseconds between promotions of a busy worker's oldest private ws_parallel_invoke() frame (0: only on request)");
+
+static ktime_t ws_heartbeat_interval(unsigned int us)
+{
+	return ns_to_ktime((u64)us * NSEC_PER_USEC);
+}
+
+/*
+ * Promote @worker's oldest private frame into its empty promotion cell
+ * and wake a sleeper.  Called with interrupts off, by the owner or by its
+ * heartbeat while it interrupts the owner.
+ */
+static void ws_invoke_promote(struct ws_worker *worker)
+{
+	/* Ours (see above): plain program order against the owner. */
+	unsigned int i = READ_ONCE(worker->inv.published);
+	unsigned int depth = READ_ONCE(worker->inv.depth);
+	struct ws_invoke *inv;
+
+	if (i >= min_t(unsigned int, depth, WS_INVOKE_FRAMES))
+		return;
+	/*
+	 * Only the owner and its heartbeat store a frame here; a thief or
+	 * the owner may empty it at any time, which only makes us wait for
+	 * the next beat.
+	 */
+	if (READ_ONCE(worker->inv_cell)) {
+		if (atomic_read(&worker->pool->nr_idle))
+			ws_wake_one(worker->pool);
+		return;
+	}
+	/* Marked for KCSAN: our interrupt against the owner's store. */
+	inv = READ_ONCE(worker->inv.frames[i]);
+	ws_invoke_arm(worker, inv);
+	/* Read locklessly by thieves in ws_invoke_request(): a hint. */
+	WRITE_ONCE(worker->inv.published, i + 1);
+	WRITE_ONCE(worker->inv.request, 0);
+	/*
+	 * Release: the armed task and group before the pointer; pairs with
+	 * the fully ordered cmpxchg() of a thief in ws_take_promoted(),
+	 * which then reads them.
+	 */
+	smp_store_release(&worker->inv_cell, &inv->task);
+	trace_wsched_spawn(worker->pool, &inv->task);
+	/*
+	 * The cell before looking for sleepers; pairs with the smp_mb() in
+	 * ws_worker_sleep(), whose recheck reads the cells
+	 * (ws_pool_has_work()).
+	 */
+	smp_mb();
+	ws_wake_one(worker->pool);
+}
+
+/* ws_invoke_promote() from the owner, in process context. */
+noinline void ws_invoke_offer(struct ws_worker *worker)
+{
+	unsigned long flags;
+
+	/* Keeps our heartbeat (a hard interrupt, also on PREEMPT_RT) out. */
+	local_irq_save(flags);
+	ws_invoke_promote(worker);
+	local_irq_restore(flags);
+}
+
+/*
+ * The heartbeat.  HRTIMER_MODE_*_HARD: it runs in hard interrupt context
+ * on PREEMPT_RT too, so it interrupts the owner at an instruction boundary
+ * and the owner's local_irq_save() keeps it out.  It touches no deque
+ * (ws_deque_push() and ws_deque_pop() are not reentrant): only the cell.
+ * Taken off its CPU by hotplug, it fires on another one, where it finds
+ * its owner or not; it promotes only while it interrupts the owner.
+ */
+static enum hrtimer_restart ws_heartbeat(struct hrtimer *timer)
+{
+	struct ws_worker *worker = container_of(timer, struct ws_worker,
+						hb_timer);
+	unsigned int us = READ_ONCE(ws_heartbeat_us);
+
+	/*
+	 * No frame: the worker left its calls (or idles); stop until its
+	 * next outermost call arms us again.  READ_ONCE(): when we do not
+	 * interrupt the owner, its WRITE_ONCE() races with us, a hint.
+	 */
+	if (!us || !READ_ONCE(worker->inv.depth)) {
+		WRITE_ONCE(worker->hb_armed, false);
+		return HRTIMER_NORESTART;
+	}
+	/*
+	 * Only the owner stores its own task pointer (or hotplug, while it
+	 * does not run).  If we interrupted it, it runs nowhere else.  If
+	 * not (preempted, napping in a wait, or hotplug moved it), try at
+	 * the next beat.
+	 */
+	if (current == READ_ONCE(worker->thread))
+		ws_invoke_promote(worker);
+	hrtimer_forward_now(timer, ws_heartbeat_interval(us));
+	return HRTIMER_RESTART;
+}
+
+/**
+ * ws_heartbeat_init - prepare the heartbeat of a slot
+ * @worker: the slot, zeroed, with its pool set
+ *
+ * Called by the pool's creation for every slot (pool.c).
+ */
+void ws_heartbeat_init(struct ws_worker *worker)
+{
+	hrtimer_init(&worker->hb_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
+	worker->hb_timer.function = ws_heartbeat;
+	worker->latent = worker->cpu < worker->pool->nr_cpus &&
+			 !worker->pool->user;
+}
+
+/**
+ * ws_heartbeat_stop - stop the heartbeat of a slot whose thread is gone
+ * @worker: the slot; its thread has exited (CPU offline, pool freed)
+ *
+ * Its next thread, if any, starts it again at its first outermost call.
+ */
+void ws_heartbeat_stop(struct ws_worker *worker)
+{
+	hrtimer_cancel(&worker->hb_timer);
+	/* No thread: nobody reads it until the next one starts. */
+	WRITE_ONCE(worker->hb_armed, false);
+}
+
+/*
+ * The owner entered its outermost ws_parallel_invoke() call: start the
+ * heartbeat unless it beats already, and hand the frame to an idle worker
+ * at once rather than at the first beat.
+ */
+static noinline void ws_heartbeat_enter(struct ws_worker *worker)
+{
+	unsigned int us = READ_ONCE(ws_heartbeat_us);
+
+	/*
+	 * Not armed means not queued and not running: its callback cleared
+	 * the flag as it stopped, in an interrupt of our CPU, so nothing
+	 * comes between the test and the start.
+	 */
+	if (us && !READ_ONCE(worker->hb_armed)) {
+		WRITE_ONCE(worker->hb_armed, true);
+		hrtimer_start(&worker->hb_timer, ws_heartbeat_interval(us),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	}
+	if (atomic_read(&worker->pool->nr_idle))
+		ws_invoke_offer(worker);
+}
+
+/*
+ * Take @victim's promoted frame, if any.  The task is read only after the
+ * cmpxchg() won: the same address may come back as another frame (the
+ * owner took its frame back and promoted a new one there), which is then
+ * just as armed and as ours.
+ */
+struct ws_task *ws_take_promoted(struct ws_worker *victim)
+{
+	/* A hint; the cmpxchg() decides. */
+	struct ws_task *task = READ_ONCE(victim->inv_cell);
+
+	/*
+	 * Fully ordered; pairs with the release store of the cell in
+	 * ws_invoke_promote() (the armed frame is visible) and with the
+	 * owner's cmpxchg() in __ws_invoke_reclaim(): one of us wins.
+	 */
+	if (!task || cmpxchg(&victim->inv_cell, task, NULL) != task)
+		return NULL;
+	return task;
+}
+
+/*
+ * A thief found @victim's deque and promotion cell empty: if its owner
+ * holds private invoke frames, ask it to promote one at its next call
+ * (its heartbeat does anyway).  Unordered, a snapshot of the owner's
+ * WRITE_ONCE() stores: a lost or late request only leaves the frame to
+ * its owner, which runs it anyway, and a needless one costs the owner a
+ * check.
+ */
+void ws_invoke_request(struct ws_worker *victim)
+{
+	if (READ_ONCE(victim->inv.depth) > READ_ONCE(victim->inv.published) &&
+	    !READ_ONCE(victim->inv.request))
+		WRITE_ONCE(victim->inv.request, 1);
+}
+
+/*
+ * No join slot for a thread outside @pool: spawn @right into a group of
+ * its own (to the injection queue), run @left, sleep until @right is done.
+ */
+static noinline void ws_invoke_outside(struct ws_pool *pool,
+				       ws_invoke_fn left, void *left_arg,
+				       ws_invoke_fn right, void *right_arg)
+{
+	struct ws_invoke inv = { .fn = right, .arg = right_arg };
+
+	ws_group_init(&inv.group, pool);
+	ws_task_init(&inv.task, ws_invoke_task_fn);
+	ws_spawn(&inv.group, &inv.task);
+	left(left_arg);
+	/* Cannot fail: nothing cancels or fails this private group. */
+	ws_group_wait(&inv.group);
+}
+
+/*
+ * @inv, armed, is on @worker's deque (pushed by us): take it back, or
+ * wait until whoever took it has run it.
+ */
+static void ws_invoke_join(struct ws_worker *worker, struct ws_invoke *inv,
+			   ws_invoke_fn right, void *right_arg)
+{
+	/*
+	 * The first call's own pushes and pops are balanced above ours
+	 * unless it left tasks behind, so our task is at the bottom unless
+	 * it was taken.  The pop makes it ours alone (see ws_deque_pop()).
+	 */
+	struct ws_task *task = ws_deque_pop(&worker->deque);
+
+	if (likely(task == &inv->task)) {
+		right(right_arg);
+		return;
+	}
+	/*
+	 * A task the first call left behind (put back where it was; the slot
+	 * it emptied is free, so this cannot fail), or nothing: ours was
+	 * taken.  Either way, wait like ws_group_wait(): run what is ours,
+	 * ours included, and help until the thief is done.
+	 */
+	if (task)
+		ws_deque_push(&worker->deque, task, GFP_NOWAIT);
+	ws_worker_wait(worker, &inv->group, false);
+}
+
+/*
+ * A slot whose thread is not bound to a CPU (a join slot, a user pool's
+ * worker) has no heartbeat that could interrupt it wherever it runs: it
+ * publishes the second call at once, on its deque.
+ */
+static noinline void ws_invoke_eager(struct ws_worker *worker,
+				     ws_invoke_fn left, void *left_arg,
+				     ws_invoke_fn right, void *right_arg)
+{
+	/* Not zeroed, as in __ws_invoke_frame() (<linux/wsched.h>). */
+	struct ws_invoke inv __uninitialized;
+
+	inv.fn = right;
+	inv.arg = right_arg;
+	inv.isolation = worker->inv.isolation;
+	ws_invoke_arm(worker, &inv);
+	if (unlikely(!ws_deque_push(&worker->deque, &inv.task, GFP_NOWAIT))) {
+		/* The deque could not grow: one after the other, here. */
+		left(left_arg);
+		right(right_arg);
+		return;
+	}
+	/*
+	 * As ws_push_own() but counted in no statistic: a call that is not
+	 * stolen is no task.  No barrier before the wake-up, for the reason
+	 * given there.
+	 */
+	trace_wsched_spawn(worker->pool, &inv.task);
+	ws_wake_one(worker->pool);
+	left(left_arg);
+	ws_invoke_join(worker, &inv, right, right_arg);
+}
+
+/**
+ * __ws_invoke_enter - the rare entry work of the inline ws_parallel_invoke()
+ * @slot: the caller's own invoke slot
+ * @depth: the index of the frame the caller just made private
+ *
+ * Called by ws_parallel_invoke() (__ws_invoke_frame()) once the frame is
+ * in place: at the outermost call (@depth 0) it starts the heartbeat and
+ * hands the frame to an idle worker at once, if there is one; in a nested
+ * call it answers a thief's request by promoting the oldest private frame
+ * (this one if none is older).  Not for other callers.
+ *
+ * Context: the owner of @slot, in process context.
+ */
+void __ws_invoke_enter(struct ws_invoke_slot *slot, unsigned int depth)
+{
+	struct ws_worker *worker = container_of(slot, struct ws_worker, inv);
+
+	if (!depth)
+		ws_heartbeat_enter(worker);
+	else
+		ws_invoke_offer(worker);
+}
+EXPORT_SYMBOL_GPL(__ws_invoke_enter);
+
+/**
+ * __ws_invoke_outer - ws_parallel_invoke() on its owner's slot, with no
+ *	frame of the slot in use or every frame in use
+ * @slot: the caller's own invoke slot
+ * @left: the first function; the caller runs it
+ * @left_arg: its argument
+ * @right: the second function
+ * @right_arg: its argument
+ *
+ * The outermost call keeps @right in the slot's first frame and starts
+ * the heartbeat (__ws_invoke_enter()); a call nested %WS_INVOKE_FRAMES
+ * deep calls both functions, one after the other: the frames below it
+ * hold the larger parts of the work.  Out of line: once per outermost
+ * call, and rare deeper down.  Called by ws_parallel_invoke()
+ * (__ws_invoke_private()); not for other callers.
+ *
+ * Context: the owner of @slot, in process context; may sleep.
+ */
+void __ws_invoke_outer(struct ws_invoke_slot *slot, ws_invoke_fn left,
+		       void *left_arg, ws_invoke_fn right, void *right_arg)
+{
+	if (slot->depth) {
+		left(left_arg);
+		right(right_arg);
+		return;
+	}
+	__ws_invoke_frame(slot, 0, true, left, left_arg, right, right_arg);
+}
+EXPORT_SYMBOL_GPL(__ws_invoke_outer);
+
+/**
+ * __ws_invoke_reclaim - finish a ws_parallel_invoke() whose frame was promoted
+ * @slot: the caller's own invoke slot
+ * @inv: the frame, at index @depth of @slot's frames, promoted while the
+ *	first call ran (every younger frame has returned since)
+ * @depth: its index
+ *
+ * Called by ws_parallel_invoke() (__ws_invoke_frame()) after the first
+ * call, when the frame is no longer private: takes it back from the
+ * promotion cell and calls the second function, or waits, running tasks
+ * of the pool, until the thief that took it has run it.  Not for other
+ * callers.
+ *
+ * Context: the owner of @slot, in process context; may sleep.
+ */
+void __ws_invoke_reclaim(struct ws_invoke_slot *slot, struct ws_invoke *inv,
+			 unsigned int depth)
+{
+	struct ws_worker *worker = container_of(slot, struct ws_worker, inv);
+
+	/*
+	 * No longer counted as promoted.  Our heartbeat now sees no frame
+	 * to promote at or above @depth (inv.depth is @depth already), and
+	 * the cell holds ours or nothing: it is emptied before any other
+	 * frame goes in, and every frame promoted after ours is younger.
+	 */
+	WRITE_ONCE(slot->published, depth);
+	/*
+	 * Fully ordered; pairs with the cmpxchg() of a thief in
+	 * ws_take_promoted(): exactly one of us takes the frame.
+	 */
+	if (cmpxchg(&worker->inv_cell, &inv->task, NULL) == &inv->task) {
+		inv->fn(inv->arg);
+		return;
+	}
+	ws_worker_wait(worker, &inv->group, false);
+}
+EXPORT_SYMBOL_GPL(__ws_invoke_reclaim);
+
+/**
+ * __ws_parallel_invoke - ws_parallel_invoke() for a caller without a
+ *	latent slot on its CPU
+ * @pool: the pool; NULL for ws_system_pool
+ * @left: the first function; the caller runs it
+ * @left_arg: its argument
+ * @right: the second function
+ * @right_arg: its argument
+ *
+ * The out-of-line part of ws_parallel_invoke(), with the same contract:
+ * for a thread that joined the pool or joins it for the call (its frame
+ * goes onto its deque at once), a worker of a user pool (the same), a
+ * thread that finds no join slot (it spawns @right and sleeps after
+ * @left), and a CPU slot's worker that runs off its CPU (CPU hotplug
+ * pushed it away before stopping it), which keeps its frame private.
+ * Call ws_parallel_invoke() instead.
+ *
+ * Context: process context, may sleep.
+ */
+void __ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
+			  void *left_arg, ws_invoke_fn right, void *right_arg)
+{
+	struct ws_worker *worker, *joined;
+
+	pool = pool ? pool : ws_system_pool;
+	worker = ws_current_worker(pool);
+	if (worker && worker->latent) {
+		__ws_invoke_private(&worker->inv, left, left_arg, right,
+				    right_arg);
+		return;
+	}
+	joined = worker ? NULL : ws_join(pool);
+	if (joined)
+		worker = joined;
+	if (worker)
+		ws_invoke_eager(worker, left, left_arg, right, right_arg);
+	else
+		ws_invoke_outside(pool, left, left_arg, right, right_arg);
+	if (joined)
+		ws_release_slot(joined);
+}
+EXPORT_SYMBOL_GPL(__ws_parallel_invoke);

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wsched: what invoke.c (ws_parallel_invoke()'s out-of-line paths and the
+ * heartbeat) offers the rest of the module and the tests.  The inline
+ * part and its state are in <linux/wsched.h>.
+ */
+#ifndef _WS_INVOKE_H
+#define _WS_INVOKE_H
+
+struct ws_task;
+struct ws_worker;
+
+/* Microseconds between heartbeats (module parameter heartbeat_us). */
+extern unsigned int ws_heartbeat_us;
+void ws_heartbeat_init(struct ws_worker *worker);
+void ws_heartbeat_stop(struct ws_worker *worker);
+
+/* Promote the owner's oldest private frame (the owner, interrupts on). */
+void ws_invoke_offer(struct ws_worker *worker);
+/* A thief's side: take the promotion cell, or ask for a promotion. */
+struct ws_task *ws_take_promoted(struct ws_worker *victim);
+void ws_invoke_request(struct ws_worker *victim);
+
+#endif /* _WS_INVOKE_H */
