@@ -138,7 +138,6 @@ struct vhost_task;
  * ws_pool_execute()) and compensation threads (see ws_compensate()).
  */
 struct ws_worker {
-	struct ws_invoke_slot inv;
 	struct ws_deque deque;
 	struct ws_pool *pool;
 	struct task_struct *thread;
@@ -155,6 +154,7 @@ struct ws_worker {
 	bool hb_armed;
 	struct ws_task *inv_cell;
 	struct hrtimer hb_timer;
+	struct ws_invoke_slot inv;
 	struct vhost_task *vtsk;
 	u8 ustate;
 	unsigned int uid;
