@@ -310,18 +310,30 @@ TEST_F(uring, chain)
 	EXPECT_EQ(2, nodes_run(&self->w));
 }
 
-TEST_F(uring, cheap_inline)
+/*
+ * Stage a graph of three NOP nodes without CQEs: cheap enough to finish
+ * while io_uring issues the command.
+ */
+static void stage_cheap_graph(struct __test_metadata *_metadata,
+			      struct wsched_ring *w)
 {
-	struct io_uring_sqe *usqe;
 	struct wsched_sqe *sqe;
-	int res[8] = {}, i;
+	int i;
 
 	for (i = 0; i < 3; i++) {
-		sqe = GET_SQE(&self->w);
+		sqe = GET_SQE(w);
 		wsched_prep_nop(sqe);
 		wsched_sqe_set_no_cqe(sqe);
 	}
 	wsched_sqe_set_graph_end(sqe);
+}
+
+TEST_F(uring, cheap_inline)
+{
+	struct io_uring_sqe *usqe;
+	int res[8] = {};
+
+	stage_cheap_graph(_metadata, &self->w);
 	usqe = io_uring_get_sqe(&self->ring);
 	ASSERT_EQ(3, wsched_prep_uring_cmd(usqe, &self->w));
 	usqe->user_data = UD_CMD;
@@ -766,15 +778,9 @@ TEST_F(uring, cheap_linked)
 {
 	struct wsched_uring_inline uc;
 	struct io_uring_sqe *usqe;
-	struct wsched_sqe *sqe;
-	int res[8], i;
+	int res[8];
 
-	for (i = 0; i < 3; i++) {
-		sqe = GET_SQE(&self->w);
-		wsched_prep_nop(sqe);
-		wsched_sqe_set_no_cqe(sqe);
-	}
-	wsched_sqe_set_graph_end(sqe);
+	stage_cheap_graph(_metadata, &self->w);
 	usqe = io_uring_get_sqe(&self->ring);
 	ASSERT_EQ(3, wsched_prep_uring_cmd(usqe, &self->w));
 	usqe->user_data = UD_CMD;
