@@ -21,6 +21,16 @@
 	(KERNEL_VERSION(major, minor, 0) > LINUX_VERSION_CODE)
 
 /*
+ * The wake flag of a waker that is about to sleep, WF_SYNC (private to
+ * kernel/sched/sched.h), which wait-queue wakers pass to
+ * default_wake_function() (__wake_up_sync_key()): 0x10 on 6.1 and 6.12
+ * (since the wake flags were renumbered around WF_TTWU).  There
+ * default_wake_function() warns (CONFIG_SCHED_DEBUG) about any flag but
+ * WF_SYNC (and 6.12's WF_CURRENT_CPU).
+ */
+#define WS_WF_SYNC	0x10
+
+/*
  * 6.3 made vma->vm_flags read-only: vm_flags_set() changes them (and
  * asserts that the mmap lock is held for writing).
  */

@@ -42,11 +42,14 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/topology.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/wsched.h>
 
 #include "wsched_internal.h"
+#include "wsched_trace.h"
 #include "wsd_proc.h"
 
 /*
@@ -278,6 +281,88 @@ static unsigned int ws_job_split(struct ws_job_state *st,
 }
 
 /*
+ * The IPI handler of ws_job_wake_on(), on the CPU meant for a helper:
+ * wake one idle worker of user pool @arg as ws_wake_one() does, but with
+ * the flag of a waker that is about to sleep (WS_WF_SYNC, what
+ * __wake_up_sync_key() passes), so that the scheduler puts the worker on
+ * this CPU rather than on its previous one.
+ */
+static void ws_job_wake_here(void *arg)
+{
+	struct ws_pool *pool = arg;
+	struct wait_queue_entry wqe;
+	struct ws_worker *worker;
+	unsigned long flags;
+
+	/*
+	 * The caller pushed the helper task before it queued this call
+	 * (fully ordered: llist_add() onto the target's call queue), and we
+	 * took the call after that.  Order that push, seen through the call,
+	 * before the read of nr_idle; pairs with the smp_mb() in
+	 * ws_worker_sleep(), as in ws_wake_idle().
+	 */
+	smp_mb();
+	if (!atomic_read(&pool->nr_idle))
+		return;
+	raw_spin_lock_irqsave(&pool->idle_lock, flags);
+	worker = list_first_entry_or_null(&pool->idle_list, struct ws_worker,
+					  idle_node);
+	if (worker) {
+		/* As ws_wake_locked(), which wakes without a flag. */
+		list_del_init(&worker->idle_node);
+		atomic_dec(&pool->nr_idle);
+		/* Under idle_lock: the thread is alive (ws_wake_locked()). */
+		init_waitqueue_entry(&wqe, worker->thread);
+		default_wake_function(&wqe, TASK_NORMAL, WS_WF_SYNC, NULL);
+		ws_stat_inc(pool, wakeups);
+		trace_wsched_wake(pool, worker->cpu);
+	}
+	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
+}
+
+/*
+ * Wake a worker of user pool @pool for a helper task that the caller
+ * queued on its own slot (ws_spawn_local(), which wakes nobody): from
+ * @cpu, the CPU the helper should run on, with the flag of a waker that
+ * is about to sleep; from here, without it, if @cpu is -1, ours or
+ * offline.
+ *
+ * Where the scheduler puts a woken thread (select_task_rq_fair(), 6.1
+ * and 6.12): on the waker's CPU or the thread's previous one, whichever
+ * wake_affine() picks, unless an idle CPU sharing the chosen one's cache
+ * is found (select_idle_sibling()).  With no CPU idle, wake_affine()
+ * weighs the two CPUs' loads (wake_affine_weight()) and, loads equal,
+ * favours the waker's.  Woken from the caller's CPU, the helper landed
+ * there (Documentation/performance.rst: 16 of 22 wake-ups beside a hog;
+ * the others where it ran last).  Woken from @cpu without a flag, it
+ * still went back to the caller's CPU in 17 of 21: it had run there last
+ * (the caller's CPU pulls it when the caller waits at the end of a job),
+ * and @cpu, with the hog and what else ran there, weighed more.  A
+ * waker about to sleep changes that: wake_affine_idle() takes the
+ * waker's CPU when it runs one task, and wake_affine_weight() leaves the
+ * waker's own load out; 22 of 22 landed on @cpu.  The flag is true of
+ * the CPU, not of the interrupted task: this CPU is meant to take the
+ * helper.  It stays a hint: a CPU the thread may not use is not taken
+ * (want_affine), an idle CPU is still preferred, and the load balancer
+ * moves the thread as any other.
+ *
+ * The call waits for the handler (smp_call_function_single() with
+ * @wait): nothing of the job is reached from the interrupt once it
+ * returns, and the pool, held by our caller for the whole job, outlives
+ * it.  A target going offline meanwhile runs the handler as it leaves
+ * (smpcfd_dying_cpu()); one that is offline already gets -ENXIO, and the
+ * wake is made here.  A lost wake-up would cost only parallelism: the
+ * task stays on our slot, where our ws_group_wait() runs it.
+ */
+static void ws_job_wake_on(struct ws_pool *pool, int cpu)
+{
+	if (cpu >= 0 && cpu != raw_smp_processor_id() &&
+	    !smp_call_function_single(cpu, ws_job_wake_here, pool, 1))
+		return;
+	ws_wake_idle(pool);
+}
+
+/*
  * Run the planned job in @pool (NULL: on the caller alone) with at most
  * @helpers helper tasks besides the caller.
  */
@@ -286,6 +371,7 @@ static void ws_job_exec(struct ws_job_state *st, struct ws_pool *pool,
 {
 	const struct cpumask *mask = pool && !pool->user ? pool->cpumask :
 				     current->cpus_ptr;
+	struct ws_worker *slot = NULL, *joined = NULL;
 	struct ws_job_helper *h = NULL;
 	unsigned int home, i;
 	int self;
@@ -298,38 +384,62 @@ static void ws_job_exec(struct ws_job_state *st, struct ws_pool *pool,
 	} else {
 		helpers = 0;
 	}
-	if (helpers)
+	/*
+	 * In a user pool the helpers go to a slot of the caller's (its own
+	 * if it is a worker of the pool, else a join slot, which its
+	 * ws_group_wait() would take anyway) without a wake-up, so that
+	 * the wake-up can come from the CPU each helper should run on
+	 * (ws_job_wake_on()).  No lazy spawns, so no owner: the helpers
+	 * are counted in the group.  With every join slot taken, the
+	 * helpers are spawned as anywhere else.
+	 */
+	if (helpers && pool->user) {
+		slot = ws_pool_current(pool);
+		if (!slot) {
+			joined = ws_join(pool);
+			slot = joined;
+		}
+	}
+	if (slot)
+		ws_group_init_done(&st->group, pool, NULL);
+	else if (helpers)
 		ws_group_init(&st->group, pool);
 	/* A hint: which CPU the caller is on now only steers placement. */
 	self = raw_smp_processor_id();
 	for (i = 0; i < helpers; i++) {
 		unsigned int p = (home + 1 + i) % st->nr_parts;
 		struct ws_job_part *part = &st->parts[p];
-		int cpu = -1;
+		int cpu;
 
 		ws_task_init(&h[i].task, ws_job_helper_fn);
 		h[i].st = st;
 		h[i].home = p;
 		/*
-		 * In a pool whose workers are bound to CPUs, every helper is
-		 * mailed to a CPU of its part's node (of any node in a job
-		 * of one part) other than the caller's, which the caller
-		 * keeps busy: woken by ws_spawn() alone, the first idle
-		 * worker may be the caller's CPU's, and the two would share
-		 * that CPU while another has a CPU-bound task alone (a hog
-		 * beside the job), which no load balancing fixes, the
-		 * worker being bound (Documentation/performance.rst).
-		 * A user pool's threads are not bound to CPUs and its slots
-		 * take no mail: only the scheduler places them.
+		 * Every helper is meant for a CPU of its part's node (of any
+		 * node in a job of one part) other than the caller's, which
+		 * the caller keeps busy.  Woken from the caller alone, the
+		 * helper may start on the caller's CPU: in a pool whose
+		 * workers are bound to CPUs, the first idle worker may be the
+		 * caller's CPU's, and in a user pool the scheduler puts the
+		 * thread woken from there beside the caller.  The two then
+		 * share that CPU while another has a CPU-bound task alone (a
+		 * hog beside the job), which the load balancer, with two
+		 * tasks on one CPU against one on the other either way, does
+		 * not fix (Documentation/performance.rst).  So a bound pool's
+		 * helper is mailed to that CPU's worker, and a user pool's
+		 * (whose threads are not bound to CPUs and whose slots take
+		 * no mail) is woken from that CPU.
 		 */
-		if (!pool->user)
-			cpu = ws_job_helper_cpu(part->node, mask, part->threads,
-						self);
+		cpu = ws_job_helper_cpu(part->node, mask, part->threads, self);
 		part->threads++;
-		if (cpu >= 0)
+		if (slot) {
+			ws_spawn_local(slot, &st->group, &h[i].task);
+			ws_job_wake_on(pool, cpu);
+		} else if (cpu >= 0 && !pool->user) {
 			ws_spawn_on(&st->group, &h[i].task, cpu);
-		else
+		} else {
 			ws_spawn(&st->group, &h[i].task);
+		}
 	}
 	ws_job_work(st, home);
 	/*
@@ -339,6 +449,9 @@ static void ws_job_exec(struct ws_job_state *st, struct ws_pool *pool,
 	 */
 	if (helpers)
 		ws_group_wait(&st->group);
+	/* Our deque is empty: the wait ran or saw run every helper. */
+	if (joined)
+		ws_release_slot(joined);
 	kfree(h);
 	if (st->parts != &st->one)
 		kfree(st->parts);
