@@ -741,9 +741,12 @@ static int __ws_job_run(const struct ws_job *job, bool threadless)
  * With @job->numa_aware the chunks are split into one part per NUMA node
  * with CPUs the job may run on; the caller starts on its own node's part
  * and each helper on a node's part in turn.  Threads that run out of
- * their part help with the others.  In a pool with CPU-bound workers each
- * helper is mailed (ws_spawn_on(), a hint) to a CPU other than the
- * caller's, of its part's node if the job is NUMA-aware.
+ * their part help with the others.  Each helper is meant for a CPU the
+ * job may use other than the caller's, of its part's node if the job is
+ * NUMA-aware: in a pool with CPU-bound workers it is mailed there
+ * (ws_spawn_on(), a hint); in a user pool a worker is woken from there,
+ * by an IPI the caller waits for, which the scheduler takes as a hint to
+ * run it there.
  *
  * Context: process context, may sleep.  The caller runs tasks of the
  * pool while it waits (ws_group_wait()), so it must not hold a lock that

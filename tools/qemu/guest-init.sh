@@ -485,6 +485,24 @@ if [ -f /lib/wsched/wsched_pages.ko ]; then
 	fi
 	dmesg | grep 'wsched_pages: numa' | sed 's/^\[[^]]*\] //'
 	rmmod wsched_pages
+	# The same, every page checked, while the CPUs but CPU 0 go offline
+	# and online: the default job wakes its helpers' workers from the
+	# CPUs it chose for them (an IPI), which may be offline by then.
+	insmod /lib/wsched/wsched_pages.ko size_mb=8 reps=3 &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
+			[ -w "$c" ] || continue
+			echo 0 >"$c" 2>/dev/null
+			echo 1 >"$c" 2>/dev/null
+		done
+	done
+	wait $pid
+	check sample_pages_hotplug $? "wsched_pages.ko failed while CPUs went offline and online (wrong pages, or error)"
+	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
+		[ -w "$c" ] && echo 1 >"$c" 2>/dev/null
+	done
+	rmmod wsched_pages
 else
 	check sample_pages 1 "wsched_pages.ko missing"
 fi
