@@ -333,14 +333,14 @@ static void ws_job_wake_here(void *arg)
  * is found (select_idle_sibling()).  With no CPU idle, wake_affine()
  * weighs the two CPUs' loads (wake_affine_weight()) and, loads equal,
  * favours the waker's.  Woken from the caller's CPU, the helper landed
- * there (Documentation/performance.rst: 16 of 22 wake-ups beside a hog;
- * the others where it ran last).  Woken from @cpu without a flag, it
- * still went back to the caller's CPU in 17 of 21: it had run there last
- * (the caller's CPU pulls it when the caller waits at the end of a job),
- * and @cpu, with the hog and what else ran there, weighed more.  A
+ * there (Documentation/performance.rst: 12 to 17 of 22 wake-ups beside
+ * a hog; the others where it ran last).  Woken from @cpu without a flag,
+ * it still went back to the caller's CPU in 17 of 21: it had run there
+ * last (the caller's CPU pulls it when the caller waits at the end of a
+ * job), and @cpu, with the hog and what else ran there, weighed more.  A
  * waker about to sleep changes that: wake_affine_idle() takes the
  * waker's CPU when it runs one task, and wake_affine_weight() leaves the
- * waker's own load out; 22 of 22 landed on @cpu.  The flag is true of
+ * waker's own load out; 60 of 63 landed on @cpu.  The flag is true of
  * the CPU, not of the interrupted task: this CPU is meant to take the
  * helper.  It stays a hint: a CPU the thread may not use is not taken
  * (want_affine), an idle CPU is still preferred, and the load balancer
