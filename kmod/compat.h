@@ -26,9 +26,15 @@
  * default_wake_function() (__wake_up_sync_key()): 0x10 on 6.1 and 6.12
  * (since the wake flags were renumbered around WF_TTWU).  There
  * default_wake_function() warns (CONFIG_SCHED_DEBUG) about any flag but
- * WF_SYNC (and 6.12's WF_CURRENT_CPU).
+ * WF_SYNC (and 6.12's WF_CURRENT_CPU).  Only the kernels it was read
+ * from (5.8's numbering, checked on 6.1 and 6.12) get it.
  */
+#if WS_KERNEL_BEFORE(6, 13)
 #define WS_WF_SYNC	0x10
+#else
+/* Not checked against this kernel's sched.h: a plain wake-up. */
+#define WS_WF_SYNC	0
+#endif
 
 /*
  * 6.3 made vma->vm_flags read-only: vm_flags_set() changes them (and
