@@ -119,7 +119,7 @@ struct bench_var {
 };
 
 /* The variants of the benchmark being run: too big for the stack. */
-#define BENCH_MAX_VARS	7
+#define BENCH_MAX_VARS	9
 static struct bench_var bench_vars[BENCH_MAX_VARS];
 
 /*
@@ -468,17 +468,54 @@ static void fib_inv_root_done(struct ws_group *group)
 	complete(&container_of(group, struct fib_inv_root, group)->done);
 }
 
-static u64 fib_inv_pool_run(void *arg)
+static u64 fib_inv_root_run(struct ws_pool *pool, ws_task_fn fn)
 {
-	struct fib_inv_root root = { .f = { .pool = arg, .n = fib_n } };
+	struct fib_inv_root root = { .f = { .pool = pool, .n = fib_n } };
 
 	init_completion(&root.done);
-	ws_group_init(&root.group, arg);
+	ws_group_init(&root.group, pool);
 	ws_group_set_done(&root.group, fib_inv_root_done);
-	ws_task_init(&root.task, fib_inv_task_fn);
+	ws_task_init(&root.task, fn);
 	ws_spawn(&root.group, &root.task);
 	wait_for_completion(&root.done);
 	return root.f.result;
+}
+
+static u64 fib_inv_pool_run(void *arg)
+{
+	return fib_inv_root_run(arg, fib_inv_task_fn);
+}
+
+/*
+ * The same with the explicit context: ws_ctx_run() once at the root, the
+ * context passed down, ws_ctx_invoke() at every call.
+ */
+static void fib_ctx_call(struct ws_ctx *ctx, void *arg)
+{
+	struct fib_inv *f = arg;
+	struct fib_inv kid[2];
+
+	if (f->n < 2) {
+		f->result = f->n;
+		return;
+	}
+	kid[0].n = f->n - 1;
+	kid[1].n = f->n - 2;
+	ws_ctx_invoke(ctx, fib_ctx_call, &kid[0], fib_ctx_call, &kid[1]);
+	f->result = kid[0].result + kid[1].result;
+}
+
+static struct ws_task *fib_ctx_task_fn(struct ws_task *task)
+{
+	struct fib_inv *f = &container_of(task, struct fib_inv_root, task)->f;
+
+	ws_ctx_run(f->pool, fib_ctx_call, f);
+	return NULL;
+}
+
+static u64 fib_ctx_pool_run(void *arg)
+{
+	return fib_inv_root_run(arg, fib_ctx_task_fn);
 }
 
 /* Calls (= tasks) of the recursive fib(n): 2 * fib(n + 1) - 1. */
@@ -718,7 +755,7 @@ static void bench_promote(void)
 
 enum {
 	FIB_SERIAL, FIB_T1, FIB_TP, FIB_TP_JOIN, FIB_INV_T1, FIB_INV_TP,
-	FIB_WQ, FIB_NR
+	FIB_CTX_T1, FIB_CTX_TP, FIB_WQ, FIB_NR
 };
 
 /*
@@ -728,7 +765,8 @@ enum {
  * workers.  Tp_join is the default pool with the caller joining it in
  * ws_group_wait(): workers + 1 threads.  The serial run is on the T1 CPU.
  * The invoke variants are T1 and Tp with ws_parallel_invoke() in place of
- * ws_spawn() and ws_group_wait().
+ * ws_spawn() and ws_group_wait(); the ctx variants the same with
+ * ws_ctx_invoke() (the context passed down from one ws_ctx_run()).
  */
 static void bench_fib(void)
 {
@@ -758,6 +796,12 @@ static void bench_fib(void)
 		  want);
 	v[FIB_INV_TP].cpu = bench_home;
 	v[FIB_INV_TP].pool = pool_all;
+	bench_var(FIB_CTX_T1, "fib_ctx_t1", fib_ctx_pool_run, pool_one, want);
+	v[FIB_CTX_T1].cpu = bench_home;
+	v[FIB_CTX_T1].pool = pool_one;
+	bench_var(FIB_CTX_TP, "fib_ctx_tp", fib_ctx_pool_run, pool_all, want);
+	v[FIB_CTX_TP].cpu = bench_home;
+	v[FIB_CTX_TP].pool = pool_all;
 	bench_var(FIB_WQ, "fib_wq", fib_wq_run, NULL, fib_rec(fib_wq_n));
 	if (fib_wq_alloc()) {
 		pr_err("fib: no memory for the workqueue variant\n");
@@ -772,6 +816,8 @@ static void bench_fib(void)
 	bench_print_stats("fib_tp_join", &v[FIB_TP_JOIN], rounds);
 	bench_print_stats("fib_invoke_t1", &v[FIB_INV_T1], rounds);
 	bench_print_stats("fib_invoke_tp", &v[FIB_INV_TP], rounds);
+	bench_print_stats("fib_ctx_t1", &v[FIB_CTX_T1], rounds);
+	bench_print_stats("fib_ctx_tp", &v[FIB_CTX_TP], rounds);
 
 	bench_ratio(&v[FIB_T1], &v[FIB_SERIAL], rounds, &q);
 	snprintf(extra, sizeof(extra),
@@ -818,6 +864,30 @@ static void bench_fib(void)
 		 workers);
 	bench_row("fib_invoke_speedup", "ws_1worker", &v[FIB_INV_T1],
 		  &v[FIB_INV_TP], rounds, extra);
+
+	bench_ratio(&v[FIB_CTX_T1], &v[FIB_SERIAL], rounds, &q);
+	snprintf(extra, sizeof(extra),
+		 "t1/tserial=%s t1/tserial_range=%s-%s n=%u calls=%llu ns_per_call=%llu",
+		 bench_milli(&m[0], q.med), bench_milli(&m[1], q.min),
+		 bench_milli(&m[2], q.max), fib_n, tasks,
+		 div64_u64(v[FIB_CTX_T1].st.med, tasks));
+	bench_row("fib_ctx_t1", "serial", &v[FIB_SERIAL], &v[FIB_CTX_T1],
+		  rounds, extra);
+
+	/* The same calls, one API against the other, in the same rounds. */
+	snprintf(extra, sizeof(extra),
+		 "ctx_ns_per_call=%llu invoke_ns_per_call=%llu",
+		 div64_u64(v[FIB_CTX_T1].st.med, tasks),
+		 div64_u64(v[FIB_INV_T1].st.med, tasks));
+	bench_row("fib_ctx_vs_invoke", "invoke_t1", &v[FIB_INV_T1],
+		  &v[FIB_CTX_T1], rounds, extra);
+
+	bench_ratio(&v[FIB_CTX_T1], &v[FIB_CTX_TP], rounds, &q);
+	snprintf(extra, sizeof(extra), "iqr=%s-%s rounds=%u workers=%u",
+		 bench_milli(&m[0], q.q1), bench_milli(&m[1], q.q3), rounds,
+		 workers);
+	bench_row("fib_ctx_speedup", "ws_1worker", &v[FIB_CTX_T1],
+		  &v[FIB_CTX_TP], rounds, extra);
 
 	if (nr > FIB_WQ) {
 		u64 big = fib_calls(fib_n), small = fib_calls(fib_wq_n);
