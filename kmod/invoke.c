@@ -526,9 +526,9 @@ EXPORT_SYMBOL_GPL(__ws_parallel_invoke);
 /**
  * __ws_ctx_reclaim - finish a ws_ctx_invoke() whose frame was promoted
  * @slot: the caller's own invoke slot (its context)
- * @inv: the frame, at index @depth of @slot's frames, promoted while the
- *	first call ran (every younger frame has returned since)
- * @depth: its index
+ * @depth: the index of the frame in @slot's frames, promoted while the
+ *	first call ran (every younger frame has returned since, so the
+ *	entry still holds it)
  *
  * __ws_invoke_reclaim() for ws_ctx_invoke() (__ws_ctx_frame()): takes the
  * frame back and calls the second function with the caller's context, or
@@ -536,9 +536,12 @@ EXPORT_SYMBOL_GPL(__ws_parallel_invoke);
  *
  * Context: the owner of @slot, in process context; may sleep.
  */
-void __ws_ctx_reclaim(struct ws_invoke_slot *slot, struct ws_invoke *inv,
-		      unsigned int depth)
+void __ws_ctx_reclaim(struct ws_invoke_slot *slot, unsigned int depth)
 {
+	/* Our own entry: only we write it, and we wrote it last. */
+	struct ws_invoke *inv = (struct ws_invoke *)(slot->frames[depth] &
+						     ~WS_INVOKE_CTX);
+
 	if (ws_invoke_take_back(slot, inv, depth))
 		inv->ctx_fn((struct ws_ctx *)slot, inv->arg);
 }

@@ -686,8 +686,7 @@ static __always_inline void ws_parallel_invoke(struct ws_pool *pool,
 void ws_ctx_run(struct ws_pool *pool, ws_ctx_fn fn, void *arg);
 void __ws_ctx_invoke(struct ws_ctx *ctx, ws_ctx_fn left, void *left_arg,
 		     ws_ctx_fn right, void *right_arg);
-void __ws_ctx_reclaim(struct ws_invoke_slot *slot, struct ws_invoke *inv,
-		      unsigned int depth);
+void __ws_ctx_reclaim(struct ws_invoke_slot *slot, unsigned int depth);
 
 /*
  * A context is the invoke slot of the thread it was given to; the type
@@ -701,7 +700,9 @@ static __always_inline struct ws_invoke_slot *__ws_ctx_slot(struct ws_ctx *ctx)
 /*
  * __ws_invoke_frame() for ws_ctx_invoke(): the same protocol, the frame
  * marked %WS_INVOKE_CTX, whose second call a thief runs with a context
- * of its own.
+ * of its own.  The reclaim finds the frame by its index (no younger call
+ * reuses the entry before this one returns), so the caller need not keep
+ * its address across the first call: one callee-saved register less.
  */
 static __always_inline void __ws_ctx_frame(struct ws_invoke_slot *slot,
 					   unsigned int depth, bool outer,
@@ -729,13 +730,16 @@ static __always_inline void __ws_ctx_frame(struct ws_invoke_slot *slot,
 	left(ctx, left_arg);
 	/*
 	 * Take the frame back; the read of published comes after this store
-	 * in program order, as in __ws_invoke_frame().
+	 * in program order, as in __ws_invoke_frame().  Our depth is read
+	 * back rather than kept across the call (one callee-saved register
+	 * less): every call nested in @left has restored it to depth + 1.
 	 */
+	depth = slot->depth - 1;
 	WRITE_ONCE(slot->depth, depth);
 	if (likely(depth >= READ_ONCE(slot->published)))
 		right(ctx, right_arg);
 	else
-		__ws_ctx_reclaim(slot, &inv, depth);
+		__ws_ctx_reclaim(slot, depth);
 }
 
 /**
