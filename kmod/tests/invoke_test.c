@@ -348,7 +348,7 @@ static void ctx_fib_isolated(struct kunit *test)
 
 /* ---- nested deeper than the frames ---- */
 
-#define IT_DEEP		(2 * WS_INVOKE_FRAMES + 3)
+#define IT_DEEP		(WS_INVOKE_FRAMES + 4)
 
 /**
  * struct it_deep - a chain of nested calls
