@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wsched: ws_parallel_invoke()'s out-of-line paths and heartbeat
- * promotion.  The unstolen path is inline in <linux/wsched.h>
- * (__ws_invoke_private()); Documentation/design.rst ("Parallel invoke")
- * explains the protocol.
+ * wsched: the out-of-line paths of ws_parallel_invoke() and of the
+ * explicit-context API (ws_ctx_run(), ws_ctx_invoke()), and heartbeat
+ * promotion.  The unstolen paths are inline in <linux/wsched.h>
+ * (__ws_invoke_private(), __ws_ctx_frame()); Documentation/design.rst
+ * ("Parallel invoke", "An explicit context") explains the protocol.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,15 +25,28 @@ static struct ws_task *ws_invoke_task_fn(struct ws_task *task)
 }
 
 /*
+ * A ws_ctx_invoke() frame's second call, run by whoever took it: with the
+ * context of the thread that runs it (a thief's own slot), found once.
+ */
+static struct ws_task *ws_ctx_task_fn(struct ws_task *task)
+{
+	struct ws_invoke *inv = container_of(task, struct ws_invoke, task);
+
+	ws_ctx_run(inv->group.pool, inv->ctx_fn, inv->arg);
+	return NULL;
+}
+
+/*
  * Make @inv a lazily spawned task of a group of its own that @worker owns
  * (see ws_spawn()): counted only in the group's @lazy, and in @pending by
- * whoever takes it (ws_task_claim()).  What publishes it (a push, or the
- * release store into the promotion cell) orders these stores before it.
+ * whoever takes it (ws_task_claim()).  @ctx: a ws_ctx_invoke() frame.
+ * What publishes it (a push, or the release store into the promotion
+ * cell) orders these stores before it.
  */
 static __always_inline void ws_invoke_arm(struct ws_worker *worker,
-					  struct ws_invoke *inv)
+					  struct ws_invoke *inv, bool ctx)
 {
-	ws_task_init(&inv->task, ws_invoke_task_fn);
+	ws_task_init(&inv->task, ctx ? ws_ctx_task_fn : ws_invoke_task_fn);
 	inv->task.isolation = inv->isolation;
 	inv->task.group = &inv->group;
 	inv->task.flags = WS_TASK_LAZY;
@@ -77,6 +91,7 @@ static void ws_invoke_promote(struct ws_worker *worker)
 	unsigned int i = READ_ONCE(worker->inv.published);
 	unsigned int depth = READ_ONCE(worker->inv.depth);
 	struct ws_invoke *inv;
+	unsigned long frame;
 
 	if (i >= min_t(unsigned int, depth, WS_INVOKE_FRAMES))
 		return;
@@ -91,8 +106,9 @@ static void ws_invoke_promote(struct ws_worker *worker)
 		return;
 	}
 	/* Marked for KCSAN: our interrupt against the owner's store. */
-	inv = READ_ONCE(worker->inv.frames[i]);
-	ws_invoke_arm(worker, inv);
+	frame = READ_ONCE(worker->inv.frames[i]);
+	inv = (struct ws_invoke *)(frame & ~WS_INVOKE_CTX);
+	ws_invoke_arm(worker, inv, frame & WS_INVOKE_CTX);
 	/* Read locklessly by thieves in ws_invoke_request(): a hint. */
 	WRITE_ONCE(worker->inv.published, i + 1);
 	WRITE_ONCE(worker->inv.request, 0);
@@ -264,11 +280,11 @@ static noinline void ws_invoke_outside(struct ws_pool *pool,
 }
 
 /*
- * @inv, armed, is on @worker's deque (pushed by us): take it back, or
- * wait until whoever took it has run it.
+ * @inv, armed, is on @worker's deque (pushed by us): take it back, and
+ * return true for the caller to run the second call; or wait until
+ * whoever took it has run it, and return false.
  */
-static void ws_invoke_join(struct ws_worker *worker, struct ws_invoke *inv,
-			   ws_invoke_fn right, void *right_arg)
+static bool ws_invoke_join(struct ws_worker *worker, struct ws_invoke *inv)
 {
 	/*
 	 * The first call's own pushes and pops are balanced above ours
@@ -277,10 +293,8 @@ static void ws_invoke_join(struct ws_worker *worker, struct ws_invoke *inv,
 	 */
 	struct ws_task *task = ws_deque_pop(&worker->deque);
 
-	if (likely(task == &inv->task)) {
-		right(right_arg);
-		return;
-	}
+	if (likely(task == &inv->task))
+		return true;
 	/*
 	 * A task the first call left behind (put back where it was; the slot
 	 * it emptied is free, so this cannot fail), or nothing: ours was
@@ -290,6 +304,28 @@ static void ws_invoke_join(struct ws_worker *worker, struct ws_invoke *inv,
 	if (task)
 		ws_deque_push(&worker->deque, task, GFP_NOWAIT);
 	ws_worker_wait(worker, &inv->group, false);
+	return false;
+}
+
+/*
+ * Arm @inv (its second call, argument and isolation set; @ctx: a
+ * ws_ctx_invoke() frame) and push it onto @worker's deque; false if the
+ * deque could not grow, and the caller then makes both calls itself.
+ */
+static bool ws_invoke_push(struct ws_worker *worker, struct ws_invoke *inv,
+			   bool ctx)
+{
+	ws_invoke_arm(worker, inv, ctx);
+	if (unlikely(!ws_deque_push(&worker->deque, &inv->task, GFP_NOWAIT)))
+		return false;
+	/*
+	 * As ws_push_own() but counted in no statistic: a call that is not
+	 * stolen is no task.  No barrier before the wake-up, for the reason
+	 * given there.
+	 */
+	trace_wsched_spawn(worker->pool, &inv->task);
+	ws_wake_one(worker->pool);
+	return true;
 }
 
 /*
@@ -307,22 +343,37 @@ static noinline void ws_invoke_eager(struct ws_worker *worker,
 	inv.fn = right;
 	inv.arg = right_arg;
 	inv.isolation = worker->inv.isolation;
-	ws_invoke_arm(worker, &inv);
-	if (unlikely(!ws_deque_push(&worker->deque, &inv.task, GFP_NOWAIT))) {
+	if (unlikely(!ws_invoke_push(worker, &inv, false))) {
 		/* The deque could not grow: one after the other, here. */
 		left(left_arg);
 		right(right_arg);
 		return;
 	}
-	/*
-	 * As ws_push_own() but counted in no statistic: a call that is not
-	 * stolen is no task.  No barrier before the wake-up, for the reason
-	 * given there.
-	 */
-	trace_wsched_spawn(worker->pool, &inv.task);
-	ws_wake_one(worker->pool);
 	left(left_arg);
-	ws_invoke_join(worker, &inv, right, right_arg);
+	if (ws_invoke_join(worker, &inv))
+		right(right_arg);
+}
+
+/* ws_invoke_eager() for ws_ctx_invoke(), with the slot's context. */
+static noinline void ws_ctx_eager(struct ws_worker *worker, ws_ctx_fn left,
+				  void *left_arg, ws_ctx_fn right,
+				  void *right_arg)
+{
+	struct ws_ctx *ctx = (struct ws_ctx *)&worker->inv;
+	/* Not zeroed, as in __ws_invoke_frame() (<linux/wsched.h>). */
+	struct ws_invoke inv __uninitialized;
+
+	inv.ctx_fn = right;
+	inv.arg = right_arg;
+	inv.isolation = worker->inv.isolation;
+	if (unlikely(!ws_invoke_push(worker, &inv, true))) {
+		left(ctx, left_arg);
+		right(ctx, right_arg);
+		return;
+	}
+	left(ctx, left_arg);
+	if (ws_invoke_join(worker, &inv))
+		right(ctx, right_arg);
 }
 
 /**
@@ -379,6 +430,33 @@ void __ws_invoke_outer(struct ws_invoke_slot *slot, ws_invoke_fn left,
 }
 EXPORT_SYMBOL_GPL(__ws_invoke_outer);
 
+/*
+ * The frame @inv at index @depth of @slot was promoted: take it back from
+ * the promotion cell and return true for the caller to run its second
+ * call, or wait until the thief that took it has run it and return false.
+ */
+static bool ws_invoke_take_back(struct ws_invoke_slot *slot,
+				struct ws_invoke *inv, unsigned int depth)
+{
+	struct ws_worker *worker = container_of(slot, struct ws_worker, inv);
+
+	/*
+	 * No longer counted as promoted.  Our heartbeat now sees no frame
+	 * to promote at or above @depth (inv.depth is @depth already), and
+	 * the cell holds ours or nothing: it is emptied before any other
+	 * frame goes in, and every frame promoted after ours is younger.
+	 */
+	WRITE_ONCE(slot->published, depth);
+	/*
+	 * Fully ordered; pairs with the cmpxchg() of a thief in
+	 * ws_take_promoted(): exactly one of us takes the frame.
+	 */
+	if (cmpxchg(&worker->inv_cell, &inv->task, NULL) == &inv->task)
+		return true;
+	ws_worker_wait(worker, &inv->group, false);
+	return false;
+}
+
 /**
  * __ws_invoke_reclaim - finish a ws_parallel_invoke() whose frame was promoted
  * @slot: the caller's own invoke slot
@@ -397,24 +475,8 @@ EXPORT_SYMBOL_GPL(__ws_invoke_outer);
 void __ws_invoke_reclaim(struct ws_invoke_slot *slot, struct ws_invoke *inv,
 			 unsigned int depth)
 {
-	struct ws_worker *worker = container_of(slot, struct ws_worker, inv);
-
-	/*
-	 * No longer counted as promoted.  Our heartbeat now sees no frame
-	 * to promote at or above @depth (inv.depth is @depth already), and
-	 * the cell holds ours or nothing: it is emptied before any other
-	 * frame goes in, and every frame promoted after ours is younger.
-	 */
-	WRITE_ONCE(slot->published, depth);
-	/*
-	 * Fully ordered; pairs with the cmpxchg() of a thief in
-	 * ws_take_promoted(): exactly one of us takes the frame.
-	 */
-	if (cmpxchg(&worker->inv_cell, &inv->task, NULL) == &inv->task) {
+	if (ws_invoke_take_back(slot, inv, depth))
 		inv->fn(inv->arg);
-		return;
-	}
-	ws_worker_wait(worker, &inv->group, false);
 }
 EXPORT_SYMBOL_GPL(__ws_invoke_reclaim);
 
@@ -460,3 +522,120 @@ void __ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
 		ws_release_slot(joined);
 }
 EXPORT_SYMBOL_GPL(__ws_parallel_invoke);
+
+/**
+ * __ws_ctx_reclaim - finish a ws_ctx_invoke() whose frame was promoted
+ * @slot: the caller's own invoke slot (its context)
+ * @depth: the index of the frame in @slot's frames, promoted while the
+ *	first call ran (every younger frame has returned since, so the
+ *	entry still holds it)
+ *
+ * __ws_invoke_reclaim() for ws_ctx_invoke() (__ws_ctx_frame()): takes the
+ * frame back and calls the second function with the caller's context, or
+ * waits until the thief that took it has run it.  Not for other callers.
+ *
+ * Context: the owner of @slot, in process context; may sleep.
+ */
+void __ws_ctx_reclaim(struct ws_invoke_slot *slot, unsigned int depth)
+{
+	/* Our own entry: only we write it, and we wrote it last. */
+	struct ws_invoke *inv = (struct ws_invoke *)(slot->frames[depth] &
+						     ~WS_INVOKE_CTX);
+
+	if (ws_invoke_take_back(slot, inv, depth))
+		inv->ctx_fn((struct ws_ctx *)slot, inv->arg);
+}
+EXPORT_SYMBOL_GPL(__ws_ctx_reclaim);
+
+/**
+ * __ws_ctx_invoke - ws_ctx_invoke() off its inline path
+ * @ctx: the caller's context
+ * @left: the first function; the caller runs it
+ * @left_arg: its argument
+ * @right: the second function
+ * @right_arg: its argument
+ *
+ * For a context whose slot keeps no private frame at this depth: on a
+ * CPU slot's worker, the outermost call (which keeps @right in the
+ * slot's first frame and starts the heartbeat, as __ws_invoke_outer()
+ * does) and calls nested %WS_INVOKE_FRAMES deep (both functions in
+ * turn); on any other slot (a thread that joined, a user pool's worker,
+ * whose depth stays 0), every call: @right goes onto the slot's deque at
+ * once.  Called by ws_ctx_invoke(); not for other callers.
+ *
+ * Context: the thread @ctx was given to, in process context; may sleep.
+ */
+void __ws_ctx_invoke(struct ws_ctx *ctx, ws_ctx_fn left, void *left_arg,
+		     ws_ctx_fn right, void *right_arg)
+{
+	struct ws_invoke_slot *slot = __ws_ctx_slot(ctx);
+	struct ws_worker *worker = container_of(slot, struct ws_worker, inv);
+
+	if (!worker->latent) {
+		ws_ctx_eager(worker, left, left_arg, right, right_arg);
+	} else if (slot->depth) {
+		left(ctx, left_arg);
+		right(ctx, right_arg);
+	} else {
+		__ws_ctx_frame(slot, 0, true, left, left_arg, right,
+			       right_arg);
+	}
+}
+EXPORT_SYMBOL_GPL(__ws_ctx_invoke);
+
+/*
+ * No join slot for a thread outside @pool: run @fn as a task of the pool,
+ * with the context of the thread that takes it, and sleep until it has
+ * finished.
+ */
+static noinline void ws_ctx_outside(struct ws_pool *pool, ws_ctx_fn fn,
+				    void *arg)
+{
+	struct ws_invoke inv = { .ctx_fn = fn, .arg = arg };
+
+	ws_group_init(&inv.group, pool);
+	ws_task_init(&inv.task, ws_ctx_task_fn);
+	ws_spawn(&inv.group, &inv.task);
+	/* Cannot fail: nothing cancels or fails this private group. */
+	ws_group_wait(&inv.group);
+}
+
+/**
+ * ws_ctx_run - call a function with the caller's fork-join context
+ * @pool: the pool; NULL for ws_system_pool
+ * @fn: the function; it gets the context and @arg
+ * @arg: its argument
+ *
+ * Finds the caller's slot of @pool once and calls @fn with it as the
+ * context that ws_ctx_invoke() takes, so that the calls @fn makes (and
+ * passes the context down to) need no lookup.  On a thread of @pool that
+ * is the thread's own slot (nested calls share it, with each other and
+ * with ws_parallel_invoke()); a thread that is not one of @pool's joins
+ * it for the call, as with ws_pool_execute().  With every join slot
+ * taken, or in a pool created with attributes, @fn runs as a task of
+ * @pool on one of its threads, with that thread's context, and the
+ * caller sleeps until it has finished.  Its writes are visible to the
+ * caller when this returns.
+ *
+ * Context: process context, may sleep.
+ */
+void ws_ctx_run(struct ws_pool *pool, ws_ctx_fn fn, void *arg)
+{
+	struct ws_worker *worker;
+
+	might_sleep();
+	pool = pool ? pool : ws_system_pool;
+	worker = ws_current_worker(pool);
+	if (likely(worker)) {
+		fn((struct ws_ctx *)&worker->inv, arg);
+		return;
+	}
+	worker = ws_join(pool);
+	if (!worker) {
+		ws_ctx_outside(pool, fn, arg);
+		return;
+	}
+	fn((struct ws_ctx *)&worker->inv, arg);
+	ws_release_slot(worker);
+}
+EXPORT_SYMBOL_GPL(ws_ctx_run);

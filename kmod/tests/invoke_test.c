@@ -10,6 +10,12 @@
  * second call to another worker while the first call runs: the
  * heartbeat (and, as the control, nothing without it), a thief's
  * request, a wait about to nap.
+ *
+ * The explicit-context API (ws_ctx_run(), ws_ctx_invoke()) gets the same
+ * cases, and: each function runs with the context of the thread that
+ * runs it (a thief's own), calls nest with ws_parallel_invoke() both
+ * ways, a run from a thread that cannot join runs on a worker, and calls
+ * nested deeper than WS_INVOKE_FRAMES all run once.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -41,12 +47,15 @@ MODULE_IMPORT_NS(WSCHED_INTERNAL);
  * @threads: bit 0: a call ran on the thread that started the run; bit 1:
  *	a call ran on another thread
  * @origin: the thread that started the run
+ * @bad_ctx: ws_ctx_invoke() calls that got a context other than the slot
+ *	of the thread that ran them
  */
 struct it_fib_ctx {
 	struct ws_pool *pool;
 	atomic_t calls[IT_FIB_MAX];
 	atomic_t threads;
 	struct task_struct *origin;
+	atomic_t bad_ctx;
 };
 
 struct it_fib {
@@ -199,6 +208,242 @@ static void invoke_fib_isolated(struct kunit *test)
 	it_fib_expect(test, ctx, IT_FIB_N, f.result);
 }
 
+/* ---- the same with an explicit context ---- */
+
+/* Whether @ctx is the context of the current thread's slot of @pool. */
+static bool it_ctx_is_own(struct ws_pool *pool, struct ws_ctx *ctx)
+{
+	struct ws_worker *self = ws_pool_current(pool);
+
+	return self && (void *)ctx == (void *)&self->inv;
+}
+
+static void it_ctx_fib_call(struct ws_ctx *ctx, void *arg);
+
+/* A ws_parallel_invoke() function that starts a nested context run. */
+static void it_ctx_fib_plain(void *arg)
+{
+	struct it_fib *f = arg;
+
+	ws_ctx_run(f->ctx->pool, it_ctx_fib_call, f);
+}
+
+/*
+ * it_fib_call() with ws_ctx_invoke(); every third level forks with
+ * ws_parallel_invoke() instead, whose functions start nested runs.
+ */
+static void it_ctx_fib_call(struct ws_ctx *ctx, void *arg)
+{
+	struct it_fib *f = arg;
+	struct it_fib kid[2];
+
+	atomic_inc(&f->ctx->calls[f->n]);
+	atomic_or(current == f->ctx->origin ? 1 : 2, &f->ctx->threads);
+	if (!it_ctx_is_own(f->ctx->pool, ctx))
+		atomic_inc(&f->ctx->bad_ctx);
+	if (f->n < 2) {
+		f->result = f->n;
+		return;
+	}
+	kid[0] = (struct it_fib){ .ctx = f->ctx, .n = f->n - 1 };
+	kid[1] = (struct it_fib){ .ctx = f->ctx, .n = f->n - 2 };
+	if (f->n % 3)
+		ws_ctx_invoke(ctx, it_ctx_fib_call, &kid[0], it_ctx_fib_call,
+			      &kid[1]);
+	else
+		ws_parallel_invoke(f->ctx->pool, it_ctx_fib_plain, &kid[0],
+				   it_ctx_fib_plain, &kid[1]);
+	f->result = kid[0].result + kid[1].result;
+}
+
+static void it_ctx_fib_expect(struct kunit *test, struct it_fib_ctx *ctx,
+			      u64 result)
+{
+	it_fib_expect(test, ctx, IT_FIB_N, result);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bad_ctx), 0);
+}
+
+static struct ws_task *it_ctx_root_fn(struct ws_task *task)
+{
+	struct it_root *root = container_of(task, struct it_root, task);
+
+	root->f.ctx->origin = current;
+	ws_ctx_run(root->f.ctx->pool, it_ctx_fib_call, &root->f);
+	return NULL;
+}
+
+/* From a worker of the default pool: every call once, the right sum. */
+static void ctx_fib_worker(struct kunit *test)
+{
+	struct it_fib_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct it_root root;
+	struct ws_group group;
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	it_fib_ctx_init(ctx, ws_system_pool);
+	root.f = (struct it_fib){ .ctx = ctx, .n = IT_FIB_N };
+	ws_task_init(&root.task, it_ctx_root_fn);
+	ws_group_init(&group, NULL);
+	ws_spawn(&group, &root.task);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	it_ctx_fib_expect(test, ctx, root.f.result);
+}
+
+/* As it_fib_here(), with the explicit context. */
+static int it_ctx_fib_here(struct kunit *test, struct ws_pool *pool)
+{
+	struct it_fib_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct it_fib f;
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	it_fib_ctx_init(ctx, pool);
+	f = (struct it_fib){ .ctx = ctx, .n = IT_FIB_N };
+	ws_ctx_run(pool, it_ctx_fib_call, &f);
+	it_ctx_fib_expect(test, ctx, f.result);
+	return atomic_read(&ctx->threads);
+}
+
+/* From the test thread, which joins the pool for the run. */
+static void ctx_fib_joined(struct kunit *test)
+{
+	struct ws_pool *pool = ws_test_pool(test, "ws_ic_join", NULL);
+
+	KUNIT_EXPECT_TRUE(test, it_ctx_fib_here(test, pool) & 1);
+	ws_test_pool_destroy(test, pool);
+}
+
+/*
+ * From a thread that cannot join: the run is handed to the worker, so
+ * every call runs there, none on the test thread.
+ */
+static void ctx_fib_outside(struct kunit *test)
+{
+	struct ws_pool_attrs attrs = { .max_workers = 1 };
+	struct ws_pool *pool = ws_test_pool(test, "ws_ic_out", &attrs);
+
+	KUNIT_EXPECT_EQ(test, it_ctx_fib_here(test, pool), 2);
+	ws_test_pool_destroy(test, pool);
+}
+
+static int it_ctx_fib_isolated(void *arg)
+{
+	struct it_fib *f = arg;
+
+	ws_ctx_run(f->ctx->pool, it_ctx_fib_call, f);
+	return 0;
+}
+
+/* Inside an isolated region, on the default pool. */
+static void ctx_fib_isolated(struct kunit *test)
+{
+	struct it_fib_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct it_fib f;
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	it_fib_ctx_init(ctx, ws_system_pool);
+	f = (struct it_fib){ .ctx = ctx, .n = IT_FIB_N };
+	KUNIT_EXPECT_EQ(test, ws_isolate(NULL, it_ctx_fib_isolated, &f), 0);
+	it_ctx_fib_expect(test, ctx, f.result);
+}
+
+/* ---- nested deeper than the frames ---- */
+
+#define IT_DEEP		(WS_INVOKE_FRAMES + 4)
+
+/**
+ * struct it_deep - a chain of nested calls
+ * @pool: the pool
+ * @left: runs of the first call at each level
+ * @right: runs of the second call at each level
+ * @max_depth: the deepest frame index the slot reached
+ * @bad_ctx: calls that got another thread's context
+ */
+struct it_deep {
+	struct ws_pool *pool;
+	atomic_t left[IT_DEEP + 1];
+	atomic_t right[IT_DEEP + 1];
+	unsigned int max_depth;
+	atomic_t bad_ctx;
+};
+
+struct it_deep_arg {
+	struct it_deep *d;
+	unsigned int level;
+};
+
+static void it_deep_right(struct ws_ctx *ctx, void *arg)
+{
+	struct it_deep_arg *a = arg;
+
+	if (!it_ctx_is_own(a->d->pool, ctx))
+		atomic_inc(&a->d->bad_ctx);
+	atomic_inc(&a->d->right[a->level]);
+}
+
+static void it_deep_left(struct ws_ctx *ctx, void *arg)
+{
+	struct it_deep_arg *a = arg;
+	struct it_deep_arg kid = { .d = a->d, .level = a->level + 1 };
+	struct it_deep_arg sib = kid;
+	unsigned int depth = READ_ONCE(__ws_ctx_slot(ctx)->depth);
+
+	if (!it_ctx_is_own(a->d->pool, ctx))
+		atomic_inc(&a->d->bad_ctx);
+	atomic_inc(&a->d->left[a->level]);
+	/* Only the owner writes its depth: racy maxima are not expected. */
+	if (depth > a->d->max_depth)
+		a->d->max_depth = depth;
+	if (a->level < IT_DEEP)
+		ws_ctx_invoke(ctx, it_deep_left, &kid, it_deep_right, &sib);
+}
+
+struct it_deep_root {
+	struct ws_task task;
+	struct it_deep_arg a;
+};
+
+static struct ws_task *it_deep_root_fn(struct ws_task *task)
+{
+	struct it_deep_root *root = container_of(task, struct it_deep_root,
+						 task);
+
+	ws_ctx_run(root->a.d->pool, it_deep_left, &root->a);
+	return NULL;
+}
+
+/*
+ * On the worker of a one-worker pool: the slot keeps WS_INVOKE_FRAMES
+ * frames and no more, deeper calls call both functions in turn, and
+ * every function at every level runs once.
+ */
+static void ctx_deeper_than_frames(struct kunit *test)
+{
+	struct ws_pool_attrs attrs = { .max_workers = 1 };
+	struct ws_pool *pool = ws_test_pool(test, "ws_ic_deep", &attrs);
+	struct it_deep *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	struct it_deep_root root;
+	struct ws_group group;
+	unsigned int k;
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	KUNIT_ASSERT_EQ(test, ws_pool_nr_workers(pool), 1U);
+	d->pool = pool;
+	root.a = (struct it_deep_arg){ .d = d, .level = 0 };
+	ws_task_init(&root.task, it_deep_root_fn);
+	ws_group_init(&group, pool);
+	ws_spawn(&group, &root.task);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	for (k = 0; k <= IT_DEEP; k++) {
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&d->left[k]), 1,
+				    "first call at level %u", k);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&d->right[k]), k ? 1 : 0,
+				    "second call at level %u", k);
+	}
+	KUNIT_EXPECT_EQ(test, d->max_depth, (unsigned int)WS_INVOKE_FRAMES);
+	KUNIT_EXPECT_EQ(test, atomic_read(&d->bad_ctx), 0);
+	ws_test_pool_destroy(test, pool);
+}
+
 /* ---- the second call is stolen while the first runs ---- */
 
 /**
@@ -209,8 +454,12 @@ static void invoke_fib_isolated(struct kunit *test)
  * @left_runs: runs of the first call
  * @right_runs: runs of the second call
  * @met: the first call saw the second one running before it returned
+ * @pool: the pool (for the explicit-context variant)
+ * @right_ctx_own: the second call got its own thread's context
  */
 struct it_steal {
+	struct ws_pool *pool;
+	bool right_ctx_own;
 	int started;
 	struct task_struct *left_thread;
 	struct task_struct *right_thread;
@@ -270,6 +519,51 @@ static void invoke_stolen(struct kunit *test)
 	ws_test_pool_destroy(test, pool);
 }
 
+static void it_ctx_steal_left(struct ws_ctx *ctx, void *arg)
+{
+	it_steal_left(arg);
+}
+
+static void it_ctx_steal_right(struct ws_ctx *ctx, void *arg)
+{
+	struct it_steal *s = arg;
+
+	s->right_ctx_own = it_ctx_is_own(s->pool, ctx);
+	it_steal_right(arg);
+}
+
+static void it_ctx_steal_run(struct ws_ctx *ctx, void *arg)
+{
+	ws_ctx_invoke(ctx, it_ctx_steal_left, arg, it_ctx_steal_right, arg);
+}
+
+/*
+ * invoke_stolen() with the explicit context: the test thread joins for
+ * the run, its second call is stolen and runs with the thief's context.
+ */
+static void ctx_stolen(struct kunit *test)
+{
+	struct ws_pool *pool = ws_test_pool(test, "ws_ic_steal", NULL);
+	struct it_steal s = { .pool = pool, .started = 0 };
+	struct ws_pool_stats before, after;
+
+	if (ws_pool_nr_workers(pool) < 1)
+		kunit_skip(test, "no worker");
+	atomic_set(&s.left_runs, 0);
+	atomic_set(&s.right_runs, 0);
+	ws_pool_read_stats(pool, &before);
+	ws_ctx_run(pool, it_ctx_steal_run, &s);
+	ws_pool_read_stats(pool, &after);
+	KUNIT_EXPECT_TRUE(test, s.met);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s.left_runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s.right_runs), 1);
+	KUNIT_EXPECT_PTR_EQ(test, s.left_thread, current);
+	KUNIT_EXPECT_PTR_NE(test, s.right_thread, current);
+	KUNIT_EXPECT_TRUE(test, s.right_ctx_own);
+	KUNIT_EXPECT_GE(test, after.stolen - before.stolen, 1ULL);
+	ws_test_pool_destroy(test, pool);
+}
+
 /* ---- a private second call is published when a thief asks ---- */
 
 /**
@@ -283,9 +577,15 @@ static void invoke_stolen(struct kunit *test)
  * @met: the first call saw the second one running before it returned
  * @kick_group: the group of @kick
  * @kick: a task the first call spawns to wake the other worker
+ * @use_ctx: make the calls with ws_ctx_invoke()
+ * @ctx: the owner's context, in that case
+ * @right_ctx_own: the second call got its own thread's context
  */
 struct it_pub {
 	struct ws_pool *pool;
+	bool use_ctx;
+	struct ws_ctx *ctx;
+	bool right_ctx_own;
 	struct ws_group kick_group;
 	struct ws_task kick;
 	int started;
@@ -297,6 +597,10 @@ struct it_pub {
 };
 
 static void it_pub_nop(void *arg)
+{
+}
+
+static void it_ctx_nop(struct ws_ctx *ctx, void *arg)
 {
 }
 
@@ -340,8 +644,12 @@ static void it_pub_left(void *arg)
 	/* Pairs with smp_store_release() in it_pub_right(). */
 	while (!smp_load_acquire(&p->started) &&
 	       time_before(jiffies, deadline)) {
-		ws_parallel_invoke(p->pool, it_pub_nop, NULL, it_pub_nop,
-				   NULL);
+		if (p->use_ctx)
+			ws_ctx_invoke(p->ctx, it_ctx_nop, NULL, it_ctx_nop,
+				      NULL);
+		else
+			ws_parallel_invoke(p->pool, it_pub_nop, NULL,
+					   it_pub_nop, NULL);
 		schedule_timeout_uninterruptible(1);
 	}
 	/* As above. */
@@ -362,12 +670,41 @@ struct it_pub_root {
 	struct it_pub *p;
 };
 
+static void it_pub_ctx_left(struct ws_ctx *ctx, void *arg)
+{
+	struct it_pub *p = arg;
+
+	p->ctx = ctx;
+	it_pub_left(arg);
+}
+
+static void it_pub_ctx_right(struct ws_ctx *ctx, void *arg)
+{
+	struct it_pub *p = arg;
+
+	p->right_ctx_own = it_ctx_is_own(p->pool, ctx);
+	it_pub_right(arg);
+}
+
+static void it_pub_ctx_outer(struct ws_ctx *ctx, void *arg)
+{
+	ws_ctx_invoke(ctx, it_pub_ctx_left, arg, it_pub_ctx_right, arg);
+}
+
+static void it_pub_ctx_root(struct ws_ctx *ctx, void *arg)
+{
+	ws_ctx_invoke(ctx, it_pub_ctx_outer, arg, it_ctx_nop, NULL);
+}
+
 static struct ws_task *it_pub_root_fn(struct ws_task *task)
 {
 	struct it_pub *p = container_of(task, struct it_pub_root, task)->p;
 
 	p->owner = current;
-	ws_parallel_invoke(p->pool, it_pub_outer, p, it_pub_nop, NULL);
+	if (p->use_ctx)
+		ws_ctx_run(p->pool, it_pub_ctx_root, p);
+	else
+		ws_parallel_invoke(p->pool, it_pub_outer, p, it_pub_nop, NULL);
 	return NULL;
 }
 
@@ -380,7 +717,7 @@ static struct ws_task *it_pub_root_fn(struct ws_task *task)
  * the root's call late makes the nested one promoted before the first
  * call ran; such rounds are retried.
  */
-static void it_pub_rounds(struct kunit *test)
+static void it_pub_rounds(struct kunit *test, bool use_ctx)
 {
 	struct ws_pool_attrs attrs = { .max_workers = 2 };
 	struct ws_pool *pool = ws_test_pool(test, "ws_it_pub", &attrs);
@@ -390,7 +727,7 @@ static void it_pub_rounds(struct kunit *test)
 	if (ws_pool_nr_workers(pool) < 2)
 		kunit_skip(test, "needs two workers");
 	for (round = 0; round < 20 && private_rounds < 3; round++) {
-		struct it_pub p = { .pool = pool };
+		struct it_pub p = { .pool = pool, .use_ctx = use_ctx };
 		struct it_pub_root root = { .p = &p };
 		struct ws_group group;
 
@@ -407,6 +744,8 @@ static void it_pub_rounds(struct kunit *test)
 		private_rounds++;
 		KUNIT_EXPECT_TRUE(test, p.met);
 		KUNIT_EXPECT_PTR_NE(test, p.right_thread, p.owner);
+		if (use_ctx)
+			KUNIT_EXPECT_TRUE(test, p.right_ctx_own);
 		KUNIT_EXPECT_GE(test, after.stolen - before.stolen, 2ULL);
 	}
 	KUNIT_EXPECT_GT(test, private_rounds, 0U);
@@ -427,7 +766,7 @@ static void invoke_private_published(struct kunit *test)
 {
 	unsigned int old = it_hb_set(100);
 
-	it_pub_rounds(test);
+	it_pub_rounds(test, false);
 	it_hb_set(old);
 }
 
@@ -436,7 +775,25 @@ static void invoke_request_promotes(struct kunit *test)
 {
 	unsigned int old = it_hb_set(0);
 
-	it_pub_rounds(test);
+	it_pub_rounds(test, false);
+	it_hb_set(old);
+}
+
+/* The explicit context, with the default heartbeat. */
+static void ctx_private_published(struct kunit *test)
+{
+	unsigned int old = it_hb_set(100);
+
+	it_pub_rounds(test, true);
+	it_hb_set(old);
+}
+
+/* The explicit context, without the heartbeat: the thief's request. */
+static void ctx_request_promotes(struct kunit *test)
+{
+	unsigned int old = it_hb_set(0);
+
+	it_pub_rounds(test, true);
 	it_hb_set(old);
 }
 
@@ -464,9 +821,13 @@ static void invoke_request_promotes(struct kunit *test)
  * @group: the group the first call waits on: @t, which waits for @p
  * @p: spawned by the second call
  * @t: spawned by the first call, ready once @p ran
+ * @use_ctx: make the calls with ws_ctx_invoke()
+ * @right_ctx_own: the second call got its own thread's context
  */
 struct it_trig {
 	struct ws_pool *pool;
+	bool use_ctx;
+	bool right_ctx_own;
 	bool wait;
 	struct task_struct *owner;
 	struct task_struct *right_thread;
@@ -546,13 +907,40 @@ struct it_trig_root {
  * The outermost call's second call is promoted at once when the other
  * worker idles; the nested one, the one under test, stays private.
  */
+static void it_trig_ctx_left(struct ws_ctx *ctx, void *arg)
+{
+	it_trig_left(arg);
+}
+
+static void it_trig_ctx_right(struct ws_ctx *ctx, void *arg)
+{
+	struct it_trig *tr = arg;
+
+	tr->right_ctx_own = it_ctx_is_own(tr->pool, ctx);
+	it_trig_right(arg);
+}
+
+static void it_trig_ctx_outer(struct ws_ctx *ctx, void *arg)
+{
+	ws_ctx_invoke(ctx, it_trig_ctx_left, arg, it_trig_ctx_right, arg);
+}
+
+static void it_trig_ctx_root(struct ws_ctx *ctx, void *arg)
+{
+	ws_ctx_invoke(ctx, it_trig_ctx_outer, arg, it_ctx_nop, NULL);
+}
+
 static struct ws_task *it_trig_root_fn(struct ws_task *task)
 {
 	struct it_trig *tr = container_of(task, struct it_trig_root,
 					  task)->tr;
 
 	ws_group_init(&tr->group, tr->pool);
-	ws_parallel_invoke(tr->pool, it_trig_outer, tr, it_pub_nop, NULL);
+	if (tr->use_ctx)
+		ws_ctx_run(tr->pool, it_trig_ctx_root, tr);
+	else
+		ws_parallel_invoke(tr->pool, it_trig_outer, tr, it_pub_nop,
+				   NULL);
 	return NULL;
 }
 
@@ -636,6 +1024,45 @@ static void invoke_wait_promotes(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, tr->by_test);
 	KUNIT_EXPECT_TRUE(test, tr->met);
 	KUNIT_EXPECT_PTR_NE(test, tr->right_thread, tr->owner);
+	KUNIT_EXPECT_EQ(test, tr->wait_ret, 0);
+}
+
+/* The three triggers and the control with the explicit context. */
+static void ctx_heartbeat_promotes(struct kunit *test)
+{
+	struct it_trig *tr = kunit_kzalloc(test, sizeof(*tr), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tr);
+	tr->use_ctx = true;
+	it_trig_run(test, tr, false, 100);
+	KUNIT_EXPECT_TRUE(test, tr->met);
+	KUNIT_EXPECT_PTR_NE(test, tr->right_thread, tr->owner);
+	KUNIT_EXPECT_TRUE(test, tr->right_ctx_own);
+}
+
+static void ctx_no_heartbeat_stays(struct kunit *test)
+{
+	struct it_trig *tr = kunit_kzalloc(test, sizeof(*tr), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tr);
+	tr->use_ctx = true;
+	it_trig_run(test, tr, false, 0);
+	KUNIT_EXPECT_FALSE(test, tr->met);
+	KUNIT_EXPECT_PTR_EQ(test, tr->right_thread, tr->owner);
+	KUNIT_EXPECT_TRUE(test, tr->right_ctx_own);
+}
+
+static void ctx_wait_promotes(struct kunit *test)
+{
+	struct it_trig *tr = kunit_kzalloc(test, sizeof(*tr), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tr);
+	tr->use_ctx = true;
+	it_trig_run(test, tr, true, 0);
+	KUNIT_EXPECT_FALSE(test, tr->by_test);
+	KUNIT_EXPECT_TRUE(test, tr->met);
+	KUNIT_EXPECT_PTR_NE(test, tr->right_thread, tr->owner);
+	KUNIT_EXPECT_TRUE(test, tr->right_ctx_own);
 	KUNIT_EXPECT_EQ(test, tr->wait_ret, 0);
 }
 
@@ -754,6 +1181,17 @@ static struct kunit_case invoke_cases[] = {
 	KUNIT_CASE(invoke_no_heartbeat_stays),
 	KUNIT_CASE(invoke_wait_promotes),
 	KUNIT_CASE(invoke_left_behind),
+	KUNIT_CASE(ctx_fib_worker),
+	KUNIT_CASE(ctx_fib_joined),
+	KUNIT_CASE(ctx_fib_outside),
+	KUNIT_CASE(ctx_fib_isolated),
+	KUNIT_CASE(ctx_deeper_than_frames),
+	KUNIT_CASE(ctx_stolen),
+	KUNIT_CASE(ctx_private_published),
+	KUNIT_CASE(ctx_request_promotes),
+	KUNIT_CASE(ctx_heartbeat_promotes),
+	KUNIT_CASE(ctx_no_heartbeat_stays),
+	KUNIT_CASE(ctx_wait_promotes),
 	{}
 };
 

@@ -17,8 +17,8 @@
  * Dependencies are checked by each task against its predecessors, FIFO
  * order and parallel-loop coverage (each index exactly once, chunk
  * boundaries, combine order) by the operations that use them, and every
- * node of a ws_parallel_invoke() tree runs exactly once, finished when
- * its parent's call returns.
+ * node of a ws_parallel_invoke() or ws_ctx_invoke() tree runs exactly
+ * once, finished when its parent's call returns.
  *
  * Parameters: duration (s, 0 runs until rmmod), threads (0: one per
  * online CPU), hotplug_interval (ms, 0 disables), seed (0: random),
@@ -95,6 +95,7 @@ enum tt_op {
 	TT_POOL,	/* create a pool, use it, destroy it */
 	TT_INVOKE,	/* a tree of ws_parallel_invoke() calls */
 	TT_PROMOTE,	/* a first call that spins, the others idle */
+	TT_CTX_INVOKE,	/* a tree of ws_ctx_invoke() calls */
 	TT_NR_OPS
 };
 
@@ -107,6 +108,7 @@ static const char * const tt_op_name[TT_NR_OPS] = {
 	[TT_REDUCE] = "reduce",		[TT_ISOLATE] = "isolate",
 	[TT_EXECUTE] = "execute",	[TT_POOL] = "pool",
 	[TT_INVOKE] = "invoke",		[TT_PROMOTE] = "promote",
+	[TT_CTX_INVOKE] = "ctx_invoke",
 };
 
 /* Statistics, read by the statistics thread and at the end. */
@@ -115,7 +117,7 @@ static atomic_long_t tt_spawned;	/* tasks armed and handed to wsched */
 static atomic_long_t tt_executed;	/* task functions started */
 static atomic_long_t tt_cancelled;	/* cancel hooks run */
 static atomic_long_t tt_indices;	/* loop indices run */
-static atomic_long_t tt_invoked;	/* ws_parallel_invoke() calls run */
+static atomic_long_t tt_invoked;	/* ws_parallel_invoke(), ws_ctx_invoke() calls run */
 static atomic_long_t tt_offline, tt_offline_err;
 static atomic_long_t tt_online, tt_online_err;
 static atomic_long_t tt_pools;		/* pools created and destroyed */
@@ -868,7 +870,40 @@ static void tt_inv_fn(void *arg)
 	smp_store_release(&node->done, 1);
 }
 
-static void tt_invoke(struct tt_thread *thr, struct ws_pool *pool)
+/* tt_inv_fn() with the explicit context (TT_CTX_INVOKE). */
+static void tt_ctx_fn(struct ws_ctx *ctx, void *arg)
+{
+	struct tt_inv_node *node = arg;
+	struct tt_inv *tree = node->tree;
+	unsigned int k = node - tree->nodes, a = 2 * k + 1, b = a + 1;
+
+	if (atomic_inc_return(&node->runs) != 1)
+		tt_fail("ctx_invoke: node %u run twice", k);
+	atomic_long_inc(&tt_invoked);
+	if (b < tree->nr) {
+		bool left_done, right_done;
+
+		ws_ctx_invoke(ctx, tt_ctx_fn, &tree->nodes[a], tt_ctx_fn,
+			      &tree->nodes[b]);
+		/* Pairs with smp_store_release() of done by the child. */
+		left_done = smp_load_acquire(&tree->nodes[a].done);
+		/* As above. */
+		right_done = smp_load_acquire(&tree->nodes[b].done);
+		if (!left_done || !right_done)
+			tt_fail("ctx_invoke: node %u returned before its calls finished",
+				k);
+	} else if (tree->delay_us) {
+		udelay(tree->delay_us);
+	}
+	/* Pairs with smp_load_acquire() in the parent and tt_invoke(). */
+	smp_store_release(&node->done, 1);
+}
+
+/*
+ * A tree of ws_parallel_invoke() calls, or with @ctx of ws_ctx_invoke()
+ * calls under one ws_ctx_run(); every node must run once.
+ */
+static void tt_invoke(struct tt_thread *thr, struct ws_pool *pool, bool ctx)
 {
 	struct rnd_state *rnd = &thr->rnd;
 	unsigned int depth = 1 + tt_rand(rnd, TT_INVOKE_MAX_DEPTH), i;
@@ -887,7 +922,10 @@ static void tt_invoke(struct tt_thread *thr, struct ws_pool *pool)
 		tree.nodes[i].tree = &tree;
 		atomic_set(&tree.nodes[i].runs, 0);
 	}
-	tt_inv_fn(&tree.nodes[0]);
+	if (ctx)
+		ws_ctx_run(pool, tt_ctx_fn, &tree.nodes[0]);
+	else
+		tt_inv_fn(&tree.nodes[0]);
 	for (i = 0; i < tree.nr; i++) {
 		/* Pairs with smp_store_release() in tt_inv_fn(). */
 		if (!smp_load_acquire(&tree.nodes[i].done) ||
@@ -1029,7 +1067,7 @@ static void tt_promote(struct tt_thread *thr)
 /* Operations that may run inside ws_isolate() or ws_pool_execute(). */
 static const enum tt_op tt_inner_ops[] = {
 	TT_SPAWN, TT_NESTED, TT_DAG, TT_CANCEL, TT_FAIL, TT_BYPASS,
-	TT_ENQUEUE, TT_SPAWN_ON, TT_PFOR, TT_REDUCE, TT_INVOKE,
+	TT_ENQUEUE, TT_SPAWN_ON, TT_PFOR, TT_REDUCE, TT_INVOKE, TT_CTX_INVOKE,
 };
 
 static int tt_region_fn(void *arg)
@@ -1139,7 +1177,8 @@ static void tt_do(struct tt_thread *thr, enum tt_op op, struct ws_pool *pool)
 		tt_pool_cycle(thr);
 		break;
 	case TT_INVOKE:
-		tt_invoke(thr, pool);
+	case TT_CTX_INVOKE:
+		tt_invoke(thr, pool, op == TT_CTX_INVOKE);
 		break;
 	case TT_PROMOTE:
 		tt_promote(thr);

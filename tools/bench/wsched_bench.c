@@ -119,7 +119,7 @@ struct bench_var {
 };
 
 /* The variants of the benchmark being run: too big for the stack. */
-#define BENCH_MAX_VARS	7
+#define BENCH_MAX_VARS	9
 static struct bench_var bench_vars[BENCH_MAX_VARS];
 
 /*
@@ -468,17 +468,54 @@ static void fib_inv_root_done(struct ws_group *group)
 	complete(&container_of(group, struct fib_inv_root, group)->done);
 }
 
-static u64 fib_inv_pool_run(void *arg)
+static u64 fib_inv_root_run(struct ws_pool *pool, ws_task_fn fn)
 {
-	struct fib_inv_root root = { .f = { .pool = arg, .n = fib_n } };
+	struct fib_inv_root root = { .f = { .pool = pool, .n = fib_n } };
 
 	init_completion(&root.done);
-	ws_group_init(&root.group, arg);
+	ws_group_init(&root.group, pool);
 	ws_group_set_done(&root.group, fib_inv_root_done);
-	ws_task_init(&root.task, fib_inv_task_fn);
+	ws_task_init(&root.task, fn);
 	ws_spawn(&root.group, &root.task);
 	wait_for_completion(&root.done);
 	return root.f.result;
+}
+
+static u64 fib_inv_pool_run(void *arg)
+{
+	return fib_inv_root_run(arg, fib_inv_task_fn);
+}
+
+/*
+ * The same with the explicit context: ws_ctx_run() once at the root, the
+ * context passed down, ws_ctx_invoke() at every call.
+ */
+static void fib_ctx_call(struct ws_ctx *ctx, void *arg)
+{
+	struct fib_inv *f = arg;
+	struct fib_inv kid[2];
+
+	if (f->n < 2) {
+		f->result = f->n;
+		return;
+	}
+	kid[0].n = f->n - 1;
+	kid[1].n = f->n - 2;
+	ws_ctx_invoke(ctx, fib_ctx_call, &kid[0], fib_ctx_call, &kid[1]);
+	f->result = kid[0].result + kid[1].result;
+}
+
+static struct ws_task *fib_ctx_task_fn(struct ws_task *task)
+{
+	struct fib_inv *f = &container_of(task, struct fib_inv_root, task)->f;
+
+	ws_ctx_run(f->pool, fib_ctx_call, f);
+	return NULL;
+}
+
+static u64 fib_ctx_pool_run(void *arg)
+{
+	return fib_inv_root_run(arg, fib_ctx_task_fn);
 }
 
 /* Calls (= tasks) of the recursive fib(n): 2 * fib(n + 1) - 1. */
@@ -718,7 +755,7 @@ static void bench_promote(void)
 
 enum {
 	FIB_SERIAL, FIB_T1, FIB_TP, FIB_TP_JOIN, FIB_INV_T1, FIB_INV_TP,
-	FIB_WQ, FIB_NR
+	FIB_CTX_T1, FIB_CTX_TP, FIB_WQ, FIB_NR
 };
 
 /*
@@ -728,7 +765,8 @@ enum {
  * workers.  Tp_join is the default pool with the caller joining it in
  * ws_group_wait(): workers + 1 threads.  The serial run is on the T1 CPU.
  * The invoke variants are T1 and Tp with ws_parallel_invoke() in place of
- * ws_spawn() and ws_group_wait().
+ * ws_spawn() and ws_group_wait(); the ctx variants the same with
+ * ws_ctx_invoke() (the context passed down from one ws_ctx_run()).
  */
 static void bench_fib(void)
 {
@@ -758,6 +796,12 @@ static void bench_fib(void)
 		  want);
 	v[FIB_INV_TP].cpu = bench_home;
 	v[FIB_INV_TP].pool = pool_all;
+	bench_var(FIB_CTX_T1, "fib_ctx_t1", fib_ctx_pool_run, pool_one, want);
+	v[FIB_CTX_T1].cpu = bench_home;
+	v[FIB_CTX_T1].pool = pool_one;
+	bench_var(FIB_CTX_TP, "fib_ctx_tp", fib_ctx_pool_run, pool_all, want);
+	v[FIB_CTX_TP].cpu = bench_home;
+	v[FIB_CTX_TP].pool = pool_all;
 	bench_var(FIB_WQ, "fib_wq", fib_wq_run, NULL, fib_rec(fib_wq_n));
 	if (fib_wq_alloc()) {
 		pr_err("fib: no memory for the workqueue variant\n");
@@ -772,6 +816,8 @@ static void bench_fib(void)
 	bench_print_stats("fib_tp_join", &v[FIB_TP_JOIN], rounds);
 	bench_print_stats("fib_invoke_t1", &v[FIB_INV_T1], rounds);
 	bench_print_stats("fib_invoke_tp", &v[FIB_INV_TP], rounds);
+	bench_print_stats("fib_ctx_t1", &v[FIB_CTX_T1], rounds);
+	bench_print_stats("fib_ctx_tp", &v[FIB_CTX_TP], rounds);
 
 	bench_ratio(&v[FIB_T1], &v[FIB_SERIAL], rounds, &q);
 	snprintf(extra, sizeof(extra),
@@ -818,6 +864,30 @@ static void bench_fib(void)
 		 workers);
 	bench_row("fib_invoke_speedup", "ws_1worker", &v[FIB_INV_T1],
 		  &v[FIB_INV_TP], rounds, extra);
+
+	bench_ratio(&v[FIB_CTX_T1], &v[FIB_SERIAL], rounds, &q);
+	snprintf(extra, sizeof(extra),
+		 "t1/tserial=%s t1/tserial_range=%s-%s n=%u calls=%llu ns_per_call=%llu",
+		 bench_milli(&m[0], q.med), bench_milli(&m[1], q.min),
+		 bench_milli(&m[2], q.max), fib_n, tasks,
+		 div64_u64(v[FIB_CTX_T1].st.med, tasks));
+	bench_row("fib_ctx_t1", "serial", &v[FIB_SERIAL], &v[FIB_CTX_T1],
+		  rounds, extra);
+
+	/* The same calls, one API against the other, in the same rounds. */
+	snprintf(extra, sizeof(extra),
+		 "ctx_ns_per_call=%llu invoke_ns_per_call=%llu",
+		 div64_u64(v[FIB_CTX_T1].st.med, tasks),
+		 div64_u64(v[FIB_INV_T1].st.med, tasks));
+	bench_row("fib_ctx_vs_invoke", "invoke_t1", &v[FIB_INV_T1],
+		  &v[FIB_CTX_T1], rounds, extra);
+
+	bench_ratio(&v[FIB_CTX_T1], &v[FIB_CTX_TP], rounds, &q);
+	snprintf(extra, sizeof(extra), "iqr=%s-%s rounds=%u workers=%u",
+		 bench_milli(&m[0], q.q1), bench_milli(&m[1], q.q3), rounds,
+		 workers);
+	bench_row("fib_ctx_speedup", "ws_1worker", &v[FIB_CTX_T1],
+		  &v[FIB_CTX_TP], rounds, extra);
 
 	if (nr > FIB_WQ) {
 		u64 big = fib_calls(fib_n), small = fib_calls(fib_wq_n);
@@ -969,14 +1039,12 @@ struct nq_inv {
 	u64 count;
 };
 
-static void nq_inv_call(void *arg)
+/*
+ * The node's work before its fork: false if it has none (@f->count is
+ * set), else true with its two halves in @kid.
+ */
+static __always_inline bool nq_split(struct nq_inv *f, struct nq_inv *kid)
 {
-	struct nq_inv *f = arg;
-	/*
-	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO (a rep stos at every call,
-	 * slow under TCG): both are copied whole from *f before any use.
-	 */
-	struct nq_inv kid[2] __uninitialized;
 	u32 all = (1U << nq_n) - 1, set = f->set, rest, lo;
 	unsigned int i;
 
@@ -984,7 +1052,7 @@ static void nq_inv_call(void *arg)
 	while (set && !(set & (set - 1))) {
 		if (++f->row == nq_n) {
 			f->count = 1;
-			return;
+			return false;
 		}
 		f->cols |= set;
 		f->d1 = (f->d1 | set) << 1;
@@ -993,7 +1061,7 @@ static void nq_inv_call(void *arg)
 	}
 	if (!set) {
 		f->count = 0;
-		return;
+		return false;
 	}
 	/* The lower half of the columns, by count, and the upper half. */
 	rest = set;
@@ -1006,8 +1074,35 @@ static void nq_inv_call(void *arg)
 	kid[0].set = lo;
 	kid[1] = *f;
 	kid[1].set = rest;
+	return true;
+}
+
+static void nq_inv_call(void *arg)
+{
+	struct nq_inv *f = arg;
+	/*
+	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO (a rep stos at every call,
+	 * slow under TCG): both are copied whole from *f before any use.
+	 */
+	struct nq_inv kid[2] __uninitialized;
+
+	if (!nq_split(f, kid))
+		return;
 	ws_parallel_invoke(f->pool, nq_inv_call, &kid[0], nq_inv_call,
 			   &kid[1]);
+	f->count = kid[0].count + kid[1].count;
+}
+
+/* The same with the explicit context. */
+static void nq_ctx_call(struct ws_ctx *ctx, void *arg)
+{
+	struct nq_inv *f = arg;
+	/* As in nq_inv_call(). */
+	struct nq_inv kid[2] __uninitialized;
+
+	if (!nq_split(f, kid))
+		return;
+	ws_ctx_invoke(ctx, nq_ctx_call, &kid[0], nq_ctx_call, &kid[1]);
 	f->count = kid[0].count + kid[1].count;
 }
 
@@ -1019,6 +1114,24 @@ static u64 nq_inv_run(void *arg)
 	};
 
 	inv_root_run(arg, nq_inv_call, &root);
+	return root.count;
+}
+
+static void nq_ctx_root(void *arg)
+{
+	struct nq_inv *f = arg;
+
+	ws_ctx_run(f->pool, nq_ctx_call, f);
+}
+
+static u64 nq_ctx_run(void *arg)
+{
+	struct nq_inv root = {
+		.pool = arg,
+		.set = (1U << nq_n) - 1,
+	};
+
+	inv_root_run(arg, nq_ctx_root, &root);
 	return root.count;
 }
 
@@ -1042,18 +1155,18 @@ static u64 nq_forks(unsigned int n, u32 row, u32 cols, u32 d1, u32 d2)
 	return forks;
 }
 
-enum { FJ_SERIAL, FJ_WS, FJ_INV_T1, FJ_INV_TP, FJ_NR };
+enum { FJ_SERIAL, FJ_WS, FJ_INV_T1, FJ_INV_TP, FJ_CTX_T1, FJ_CTX_TP, FJ_NR };
 
 /*
- * The rows of a fork-join benchmark (nqueens, uts) whose variants are
- * set up in bench_vars[FJ_*]: @name against serial (the ws_spawn()
- * variant, unchanged), and the invoke variants: @name_invoke_t1 (serial
- * against the 1-worker pool, with t1/tserial and the cost of a fork over
- * the serial code), @name_invoke_tp (serial against all workers) and
- * @name_invoke_speedup (T1 / Tp).  @what describes the problem and its
- * checked result.
+ * The rows of one fork-join API (@api: "invoke" or "ctx") of a benchmark
+ * whose variants are bench_vars[@t1] and bench_vars[@tp]:
+ * @name_@api_t1 (serial against the 1-worker pool, with t1/tserial and
+ * the cost of a fork over the serial code), @name_@api_tp (serial
+ * against all workers) and @name_@api_speedup (T1 / Tp).
  */
-static void bench_fj_rows(const char *name, const char *what, u64 forks)
+static void bench_fj_api_rows(const char *name, const char *api,
+			      unsigned int t1, unsigned int tp,
+			      const char *what, u64 forks)
 {
 	struct bench_var *v = bench_vars;
 	unsigned int workers = ws_pool_nr_workers(pool_all);
@@ -1062,50 +1175,64 @@ static void bench_fj_rows(const char *name, const char *what, u64 forks)
 	struct bench_ratio q;
 	u64 over;
 
-	bench_row(name, "serial", &v[FJ_SERIAL], &v[FJ_WS], runs, what);
+	bench_print_stats(v[t1].what, &v[t1], runs);
+	bench_print_stats(v[tp].what, &v[tp], runs);
 
-	bench_print_stats(v[FJ_INV_T1].what, &v[FJ_INV_T1], runs);
-	bench_print_stats(v[FJ_INV_TP].what, &v[FJ_INV_TP], runs);
-
-	bench_ratio(&v[FJ_INV_T1], &v[FJ_SERIAL], runs, &q);
-	over = v[FJ_INV_T1].st.med > v[FJ_SERIAL].st.med ?
-	       v[FJ_INV_T1].st.med - v[FJ_SERIAL].st.med : 0;
+	bench_ratio(&v[t1], &v[FJ_SERIAL], runs, &q);
+	over = v[t1].st.med > v[FJ_SERIAL].st.med ?
+	       v[t1].st.med - v[FJ_SERIAL].st.med : 0;
 	snprintf(extra, sizeof(extra),
 		 "t1/tserial=%s t1/tserial_range=%s-%s %s forks=%llu extra_ns_per_fork=%llu cpu=%d",
 		 bench_milli(&m[0], q.med), bench_milli(&m[1], q.min),
 		 bench_milli(&m[2], q.max), what, forks,
 		 forks ? div64_u64(over, forks) : 0, bench_t1_cpu);
-	snprintf(row, sizeof(row), "%s_invoke_t1", name);
-	bench_row(row, "serial", &v[FJ_SERIAL], &v[FJ_INV_T1], runs, extra);
+	snprintf(row, sizeof(row), "%s_%s_t1", name, api);
+	bench_row(row, "serial", &v[FJ_SERIAL], &v[t1], runs, extra);
 
 	snprintf(extra, sizeof(extra), "%s forks=%llu workers=%u", what, forks,
 		 workers);
-	snprintf(row, sizeof(row), "%s_invoke_tp", name);
-	bench_row(row, "serial", &v[FJ_SERIAL], &v[FJ_INV_TP], runs, extra);
+	snprintf(row, sizeof(row), "%s_%s_tp", name, api);
+	bench_row(row, "serial", &v[FJ_SERIAL], &v[tp], runs, extra);
 
-	bench_ratio(&v[FJ_INV_T1], &v[FJ_INV_TP], runs, &q);
+	bench_ratio(&v[t1], &v[tp], runs, &q);
 	snprintf(extra, sizeof(extra), "iqr=%s-%s rounds=%u workers=%u",
 		 bench_milli(&m[0], q.q1), bench_milli(&m[1], q.q3), runs,
 		 workers);
-	snprintf(row, sizeof(row), "%s_invoke_speedup", name);
-	bench_row(row, "ws_1worker", &v[FJ_INV_T1], &v[FJ_INV_TP], runs,
-		  extra);
+	snprintf(row, sizeof(row), "%s_%s_speedup", name, api);
+	bench_row(row, "ws_1worker", &v[t1], &v[tp], runs, extra);
 }
 
 /*
- * The invoke variants of a fork-join benchmark: the root as a task of
- * the 1-worker pool (T1) and of the default pool (Tp), the caller asleep
- * on bench_home, as for fib_invoke_t1 and fib_invoke_tp.
+ * The rows of a fork-join benchmark (nqueens, uts) whose variants are
+ * set up in bench_vars[FJ_*]: @name against serial (the ws_spawn()
+ * variant, unchanged), then the rows of the ws_parallel_invoke()
+ * variants (@name_invoke_*) and of the explicit-context ones
+ * (@name_ctx_*).  @what describes the problem and its checked result.
  */
-static void bench_fj_invoke_vars(const char *t1, const char *tp,
-				 u64 (*fn)(void *arg), u64 want)
+static void bench_fj_rows(const char *name, const char *what, u64 forks)
+{
+	bench_row(name, "serial", &bench_vars[FJ_SERIAL], &bench_vars[FJ_WS],
+		  runs, what);
+	bench_fj_api_rows(name, "invoke", FJ_INV_T1, FJ_INV_TP, what, forks);
+	bench_fj_api_rows(name, "ctx", FJ_CTX_T1, FJ_CTX_TP, what, forks);
+}
+
+/*
+ * The invoke (or ctx, from @i) variants of a fork-join benchmark: the
+ * root as a task of the 1-worker pool (T1, bench_vars[@i]) and of the
+ * default pool (Tp, bench_vars[@i + 1]), the caller asleep on
+ * bench_home, as for fib_invoke_t1 and fib_invoke_tp.
+ */
+static void bench_fj_invoke_vars(unsigned int i, const char *t1,
+				 const char *tp, u64 (*fn)(void *arg),
+				 u64 want)
 {
 	struct bench_var *v;
 
-	v = bench_var(FJ_INV_T1, t1, fn, pool_one, want);
+	v = bench_var(i, t1, fn, pool_one, want);
 	v->cpu = bench_home;
 	v->pool = pool_one;
-	v = bench_var(FJ_INV_TP, tp, fn, pool_all, want);
+	v = bench_var(i + 1, tp, fn, pool_all, want);
 	v->cpu = bench_home;
 	v->pool = pool_all;
 }
@@ -1118,8 +1245,10 @@ static void bench_nqueens(void)
 	BUILD_BUG_ON(FJ_NR > BENCH_MAX_VARS);
 	bench_var(FJ_SERIAL, "nqueens_serial", nq_serial_run, NULL, want);
 	bench_var(FJ_WS, "nqueens_ws", nq_ws_run, NULL, want);
-	bench_fj_invoke_vars("nqueens_invoke_t1", "nqueens_invoke_tp",
-			     nq_inv_run, want);
+	bench_fj_invoke_vars(FJ_INV_T1, "nqueens_invoke_t1",
+			     "nqueens_invoke_tp", nq_inv_run, want);
+	bench_fj_invoke_vars(FJ_CTX_T1, "nqueens_ctx_t1", "nqueens_ctx_tp",
+			     nq_ctx_run, want);
 	bench_rounds(bench_vars, FJ_NR, runs);
 	snprintf(what, sizeof(what), "n=%u solutions=%llu", nq_n, want);
 	bench_fj_rows("nqueens", what, nq_forks(nq_n, 0, 0, 0, 0));
@@ -1235,6 +1364,37 @@ struct uts_inv {
 	u64 nodes;
 };
 
+/*
+ * The range's work before its fork: false if it has none (@f->nodes is
+ * set), else true with its two halves in @kid and the nodes visited on
+ * the way in *@nodes.
+ */
+static __always_inline bool uts_split(struct uts_inv *f, struct uts_inv *kid,
+				      u64 *nodes)
+{
+	u32 mid;
+
+	*nodes = 0;
+	/* One child: descend into it, without a fork. */
+	while (f->hi - f->lo == 1) {
+		f->hash = uts_mix(f->hash, f->lo);
+		f->depth++;
+		f->lo = 0;
+		f->hi = uts_kids(f->hash, f->depth);
+		(*nodes)++;
+	}
+	if (f->hi == f->lo) {
+		f->nodes = *nodes;
+		return false;
+	}
+	mid = f->lo + (f->hi - f->lo) / 2;
+	kid[0] = *f;
+	kid[0].hi = mid;
+	kid[1] = *f;
+	kid[1].lo = mid;
+	return true;
+}
+
 static void uts_inv_call(void *arg)
 {
 	struct uts_inv *f = arg;
@@ -1243,28 +1403,26 @@ static void uts_inv_call(void *arg)
 	 * slow under TCG): both are copied whole from *f before any use.
 	 */
 	struct uts_inv kid[2] __uninitialized;
-	u64 nodes = 0;
-	u32 mid;
+	u64 nodes;
 
-	/* One child: descend into it, without a fork. */
-	while (f->hi - f->lo == 1) {
-		f->hash = uts_mix(f->hash, f->lo);
-		f->depth++;
-		f->lo = 0;
-		f->hi = uts_kids(f->hash, f->depth);
-		nodes++;
-	}
-	if (f->hi == f->lo) {
-		f->nodes = nodes;
+	if (!uts_split(f, kid, &nodes))
 		return;
-	}
-	mid = f->lo + (f->hi - f->lo) / 2;
-	kid[0] = *f;
-	kid[0].hi = mid;
-	kid[1] = *f;
-	kid[1].lo = mid;
 	ws_parallel_invoke(f->pool, uts_inv_call, &kid[0], uts_inv_call,
 			   &kid[1]);
+	f->nodes = nodes + kid[0].nodes + kid[1].nodes;
+}
+
+/* The same with the explicit context. */
+static void uts_ctx_call(struct ws_ctx *ctx, void *arg)
+{
+	struct uts_inv *f = arg;
+	/* As in uts_inv_call(). */
+	struct uts_inv kid[2] __uninitialized;
+	u64 nodes;
+
+	if (!uts_split(f, kid, &nodes))
+		return;
+	ws_ctx_invoke(ctx, uts_ctx_call, &kid[0], uts_ctx_call, &kid[1]);
 	f->nodes = nodes + kid[0].nodes + kid[1].nodes;
 }
 
@@ -1277,6 +1435,25 @@ static u64 uts_inv_run(void *arg)
 	};
 
 	inv_root_run(arg, uts_inv_call, &root);
+	return root.nodes + 1;
+}
+
+static void uts_ctx_root(void *arg)
+{
+	struct uts_inv *f = arg;
+
+	ws_ctx_run(f->pool, uts_ctx_call, f);
+}
+
+static u64 uts_ctx_run(void *arg)
+{
+	struct uts_inv root = {
+		.pool = arg,
+		.hash = UTS_SEED,
+		.hi = uts_kids(UTS_SEED, 0),
+	};
+
+	inv_root_run(arg, uts_ctx_root, &root);
 	return root.nodes + 1;
 }
 
@@ -1298,8 +1475,10 @@ static void bench_uts(void)
 
 	bench_var(FJ_SERIAL, "uts_serial", uts_serial_run, NULL, want);
 	bench_var(FJ_WS, "uts_ws", uts_ws_run, NULL, want);
-	bench_fj_invoke_vars("uts_invoke_t1", "uts_invoke_tp", uts_inv_run,
-			     want);
+	bench_fj_invoke_vars(FJ_INV_T1, "uts_invoke_t1", "uts_invoke_tp",
+			     uts_inv_run, want);
+	bench_fj_invoke_vars(FJ_CTX_T1, "uts_ctx_t1", "uts_ctx_tp",
+			     uts_ctx_run, want);
 	bench_rounds(bench_vars, FJ_NR, runs);
 	snprintf(what, sizeof(what), "depth=%u nodes=%llu", uts_depth, want);
 	bench_fj_rows("uts", what, uts_forks(UTS_SEED, 0));

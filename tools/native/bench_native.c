@@ -10,7 +10,8 @@
  *   BENCH_REPS=r    rounds; each round runs every variant once, and the
  *                   best round of each variant counts (default 3)
  *   BENCH_FIB=n, BENCH_QUEENS=n   problem sizes (32, 12)
- *   BENCH_ONLY=invoke  only the parallel_invoke() table (for profiles)
+ *   BENCH_ONLY=invoke  only the parallel_invoke() table (for profiles),
+ *                   which also runs fib with ws_ctx_invoke()
  *
  * oneTBB's main thread runs tasks in task_group::wait(), beside n - 1
  * workers (global_control::max_allowed_parallelism = n counts it).  A
@@ -216,6 +217,41 @@ static long ws_fib_invoke(int n, void (*run)(struct ws_task *root))
 static long ws_fib_invoke_pool(int n) { return ws_fib_invoke(n, run_pool); }
 static long ws_fib_invoke_join(int n) { return ws_fib_invoke(n, run_joined); }
 
+/* The same with ws_ctx_invoke(): the context passed down, no lookup. */
+static void fib_ctx_fn(struct ws_ctx *ctx, void *arg)
+{
+	struct fib_inv *f = arg;
+	struct fib_inv a, b;
+
+	if (f->n < 2) {
+		f->result = f->n;
+		return;
+	}
+	a.n = f->n - 1;
+	b.n = f->n - 2;
+	ws_ctx_invoke(ctx, fib_ctx_fn, &a, fib_ctx_fn, &b);
+	f->result = a.result + b.result;
+}
+
+static struct ws_task *fib_ctx_task(struct ws_task *task)
+{
+	ws_ctx_run(NULL, fib_ctx_fn,
+		   &container_of(task, struct fib_inv_root, task)->f);
+	return NULL;
+}
+
+static long ws_fib_ctx(int n, void (*run)(struct ws_task *root))
+{
+	struct fib_inv_root root = { .f = { .n = n } };
+
+	ws_task_init(&root.task, fib_ctx_task);
+	run(&root.task);
+	return root.f.result;
+}
+
+static long ws_fib_ctx_pool(int n) { return ws_fib_ctx(n, run_pool); }
+static long ws_fib_ctx_join(int n) { return ws_fib_ctx(n, run_joined); }
+
 static long ws_fib_pool(int n) { return ws_fib(n, run_pool); }
 static long ws_fib_join(int n) { return ws_fib(n, run_joined); }
 
@@ -371,11 +407,14 @@ int main(void)
 			     .teardown = cpu0_up },
 		[V_JOIN_PLUS] = { .run = ws_fib_join },
 	};
-	struct variant invoke[4] = {
+	struct variant invoke[6] = {
 		{ .run = fib_serial },
 		{ .run = tbb_fib_invoke },
 		{ .run = ws_fib_invoke_pool },
 		{ .run = ws_fib_invoke_join, .setup = cpu0_down,
+		  .teardown = cpu0_up },
+		{ .run = ws_fib_ctx_pool },
+		{ .run = ws_fib_ctx_join, .setup = cpu0_down,
 		  .teardown = cpu0_up },
 	};
 	struct variant queens[V_NR] = {
@@ -437,18 +476,26 @@ int main(void)
 	}
 
 	want = fib_serial(nfib);
-	measure("fib invoke", invoke, 4, nfib, want);
+	measure("fib invoke", invoke, 6, nfib, want);
 	printf("# parallel_invoke at every fib call, ns per call; threads as above\n");
-	printf("%-12s %9s %8s %8s %8s %8s %8s %8s\n", "benchmark", "calls",
-	       "serial", "oneTBB", "ws_pool", "ws_join", "pool/tbb", "join/tbb");
+	printf("#   ctx_pool, ctx_join: ws_pool, ws_join with ws_ctx_invoke() (context passed down)\n");
+	printf("#   ctx/inv = ctx_pool / ws_pool, ctx/ser = ctx_pool / serial: time ratios\n");
+	printf("%-12s %9s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n",
+	       "benchmark", "calls", "serial", "oneTBB", "ws_pool", "ws_join",
+	       "ctx_pool", "ctx_join", "pool/tbb", "join/tbb", "ctx/inv",
+	       "ctx/ser");
 	snprintf(name, sizeof(name), "fib(%d)", nfib);
-	printf("%-12s %9ld %8.1f %8.1f %8.1f %8.1f %8.2f %8.2f\n", name,
-	       fib_calls(nfib), invoke[0].best / fib_calls(nfib),
+	printf("%-12s %9ld %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.2f %8.2f %8.2f %8.2f\n",
+	       name, fib_calls(nfib), invoke[0].best / fib_calls(nfib),
 	       invoke[1].best / fib_calls(nfib),
 	       invoke[2].best / fib_calls(nfib),
 	       invoke[3].best / fib_calls(nfib),
+	       invoke[4].best / fib_calls(nfib),
+	       invoke[5].best / fib_calls(nfib),
 	       invoke[2].best / invoke[1].best,
-	       invoke[3].best / invoke[1].best);
+	       invoke[3].best / invoke[1].best,
+	       invoke[4].best / invoke[2].best,
+	       invoke[4].best / invoke[0].best);
 
 	native_module_exit();
 	native_teardown();

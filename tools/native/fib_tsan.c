@@ -179,6 +179,72 @@ static bool heartbeat_race_test(int n, int rounds)
 }
 
 /*
+ * heartbeat_race_test() with ws_ctx_run() and ws_ctx_invoke(): promoted
+ * frames of the explicit-context API run on thieves with their own
+ * context; even rounds from a worker, odd ones from main, which joins
+ * for the run and pushes every second call at once.
+ */
+static _Atomic long ctx_bad;
+
+static void fib_ctx_fn(struct ws_ctx *ctx, void *arg)
+{
+	struct fib_inv *f = arg;
+	struct fib_inv a = { .n = f->n - 1 }, b = { .n = f->n - 2 };
+	struct ws_worker *self = ws_pool_current(ws_system_pool);
+
+	atomic_fetch_add_explicit(&inv_calls, 1, memory_order_relaxed);
+	if (!self || (void *)ctx != (void *)&self->inv)
+		atomic_fetch_add_explicit(&ctx_bad, 1, memory_order_relaxed);
+	if (f->n < 2) {
+		struct ws_task t;
+		struct ws_group g;
+
+		ws_group_init(&g, NULL);
+		ws_task_init(&t, leaf_task);
+		ws_spawn(&g, &t);
+		f->result = ws_group_wait(&g) ? -1000000 : f->n;
+		return;
+	}
+	ws_ctx_invoke(ctx, fib_ctx_fn, &a, fib_ctx_fn, &b);
+	f->result = a.result + b.result;
+}
+
+static struct ws_task *fib_ctx_task(struct ws_task *t)
+{
+	ws_ctx_run(NULL, fib_ctx_fn, &container_of(t, struct fib_inv_root, task)->f);
+	return NULL;
+}
+
+static bool ctx_race_test(int n, int rounds)
+{
+	unsigned int old = ws_heartbeat_us;
+	bool ok = true;
+	int i;
+
+	/* As in heartbeat_race_test(). */
+	__atomic_store_n(&ws_heartbeat_us, 5, __ATOMIC_RELAXED);
+	atomic_store(&ctx_bad, 0);
+	for (i = 0; i < rounds && ok; i++) {
+		struct fib_inv_root root = { .f = { .n = n } };
+		struct ws_group g;
+
+		atomic_store(&inv_calls, 0);
+		if (i & 1) {
+			ws_ctx_run(NULL, fib_ctx_fn, &root.f);
+		} else {
+			ws_group_init(&g, NULL);
+			ws_task_init(&root.task, fib_ctx_task);
+			ws_spawn(&g, &root.task);
+			ok = !ws_group_wait(&g);
+		}
+		ok = ok && root.f.result == fib_serial(n) &&
+		     atomic_load(&inv_calls) == fib_calls(n) + fib_leaves(n);
+	}
+	__atomic_store_n(&ws_heartbeat_us, old, __ATOMIC_RELAXED);
+	return ok && !atomic_load(&ctx_bad);
+}
+
+/*
  * A first call that spins without calling, under an outermost call (whose
  * second call an idle worker may get at once): only the heartbeat can
  * hand the nested second call to another worker while the first spins.
@@ -513,6 +579,15 @@ int main(int argc, char **argv)
 	       (unsigned long long)(st.stolen - stolen));
 	all &= ok;
 	report(ok, "heartbeat_race_tsan");
+
+	ws_pool_read_stats(ws_system_pool, &st);
+	stolen = st.stolen;
+	ok = ctx_race_test(14, 20);
+	ws_pool_read_stats(ws_system_pool, &st);
+	printf("# fib(14) with ws_ctx_invoke() and spawning leaves, heartbeat 5 us, 20 rounds: %llu stolen\n",
+	       (unsigned long long)(st.stolen - stolen));
+	all &= ok;
+	report(ok, "ctx_race_tsan");
 
 	ok = !ws_parallel_reduce(NULL, 0, 100000, 16, &ops, NULL, &sum);
 	for (i = 0; i < 100000; i++)

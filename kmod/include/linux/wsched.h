@@ -245,6 +245,16 @@ int ws_pool_execute(struct ws_pool *pool, int (*fn)(void *arg), void *arg);
  */
 typedef void (*ws_invoke_fn)(void *arg);
 
+struct ws_ctx;
+
+/**
+ * typedef ws_ctx_fn - a function for ws_ctx_run() and ws_ctx_invoke()
+ * @ctx: the context of the thread that runs it, for its own calls of
+ *	ws_ctx_invoke() (and of functions it calls directly)
+ * @arg: the caller's argument
+ */
+typedef void (*ws_ctx_fn)(struct ws_ctx *ctx, void *arg);
+
 /**
  * typedef ws_range_fn - body of a parallel loop over [@begin, @end)
  * @begin: first index of the chunk
@@ -412,10 +422,12 @@ static inline bool ws_group_done(struct ws_group *group)
 #define WS_INVOKE_FRAMES	32
 
 /**
- * struct ws_invoke - the second call of a ws_parallel_invoke() call
+ * struct ws_invoke - the second call of a ws_parallel_invoke() or
+ *	ws_ctx_invoke() call
  * @task: the task thieves run, once the frame is armed
  * @group: the group of one task the caller waits on if it was taken
- * @fn: the second function
+ * @fn: the second function of a ws_parallel_invoke() call
+ * @ctx_fn: the second function of a ws_ctx_invoke() call
  * @arg: its argument
  * @isolation: the caller's isolation tag when it made the call
  *
@@ -427,10 +439,21 @@ static inline bool ws_group_done(struct ws_group *group)
 struct ws_invoke {
 	struct ws_task task;
 	struct ws_group group;
-	ws_invoke_fn fn;
+	union {
+		ws_invoke_fn fn;
+		ws_ctx_fn ctx_fn;
+	};
 	void *arg;
 	unsigned long isolation;
 };
+
+/*
+ * WS_INVOKE_CTX - the bit of a struct ws_invoke_slot's frame entry that
+ * says the frame is a ws_ctx_invoke() call (its @ctx_fn is set), not a
+ * ws_parallel_invoke() one (@fn).  A frame is a stack object, aligned to
+ * at least a pointer, so bit 0 of its address is free.
+ */
+#define WS_INVOKE_CTX		1UL
 
 /**
  * struct ws_invoke_slot - the part of a pool's slot that the inline
@@ -449,8 +472,9 @@ struct ws_invoke {
  *	cleared when a frame is promoted
  * @isolation: the tag of the isolated region the slot's thread is in, or 0
  *	(its own thread only)
- * @frames: the second calls of the nested calls, oldest first (written by
- *	the owner; read by its heartbeat interrupt)
+ * @frames: the second calls of the nested calls, oldest first: the
+ *	address of each frame, with %WS_INVOKE_CTX set for a ws_ctx_invoke()
+ *	frame (written by the owner; read by its heartbeat interrupt)
  *
  * Embedded in every slot (struct ws_worker, kmod/wsched_internal.h);
  * private to wsched.
@@ -461,7 +485,7 @@ struct ws_invoke_slot {
 	unsigned int published;
 	unsigned int request;
 	unsigned long isolation;
-	struct ws_invoke *frames[WS_INVOKE_FRAMES];
+	unsigned long frames[WS_INVOKE_FRAMES];
 };
 
 /**
@@ -537,7 +561,7 @@ static __always_inline void __ws_invoke_frame(struct ws_invoke_slot *slot,
 	inv.arg = right_arg;
 	inv.isolation = slot->isolation;
 	/* Marked: our heartbeat interrupt reads it (KCSAN sees both). */
-	WRITE_ONCE(slot->frames[depth], &inv);
+	WRITE_ONCE(slot->frames[depth], (unsigned long)&inv);
 	/*
 	 * The frame, then its index: pairs with our heartbeat interrupt,
 	 * which reads the index, then the frame (ws_invoke_promote()), on
@@ -650,6 +674,128 @@ static __always_inline void ws_parallel_invoke(struct ws_pool *pool,
 		__ws_invoke_private(slot, left, left_arg, right, right_arg);
 	else
 		__ws_parallel_invoke(pool, left, left_arg, right, right_arg);
+}
+
+/*
+ * The explicit-context fork-join API: ws_ctx_run() finds (or joins) the
+ * caller's slot once and passes it down as a struct ws_ctx; each
+ * ws_ctx_invoke() then uses it with no lookup.  Documentation/design.rst
+ * ("An explicit context") has the design.
+ */
+
+void ws_ctx_run(struct ws_pool *pool, ws_ctx_fn fn, void *arg);
+void __ws_ctx_invoke(struct ws_ctx *ctx, ws_ctx_fn left, void *left_arg,
+		     ws_ctx_fn right, void *right_arg);
+void __ws_ctx_reclaim(struct ws_invoke_slot *slot, unsigned int depth);
+
+/*
+ * A context is the invoke slot of the thread it was given to; the type
+ * only keeps callers from touching it.
+ */
+static __always_inline struct ws_invoke_slot *__ws_ctx_slot(struct ws_ctx *ctx)
+{
+	return (struct ws_invoke_slot *)ctx;
+}
+
+/*
+ * __ws_invoke_frame() for ws_ctx_invoke(): the same protocol, the frame
+ * marked %WS_INVOKE_CTX, whose second call a thief runs with a context
+ * of its own.  The reclaim finds the frame by its index (no younger call
+ * reuses the entry before this one returns), so the caller need not keep
+ * its address across the first call: one callee-saved register less.
+ */
+static __always_inline void __ws_ctx_frame(struct ws_invoke_slot *slot,
+					   unsigned int depth, bool outer,
+					   ws_ctx_fn left, void *left_arg,
+					   ws_ctx_fn right, void *right_arg)
+{
+	struct ws_ctx *ctx = (struct ws_ctx *)slot;
+	/* Not zeroed, as in __ws_invoke_frame(). */
+	struct ws_invoke inv __uninitialized;
+
+	inv.ctx_fn = right;
+	inv.arg = right_arg;
+	inv.isolation = slot->isolation;
+	/* Marked: our heartbeat interrupt reads it (KCSAN sees both). */
+	WRITE_ONCE(slot->frames[depth], (unsigned long)&inv | WS_INVOKE_CTX);
+	/*
+	 * The frame, then its index: pairs with our heartbeat interrupt, on
+	 * this CPU, as in __ws_invoke_frame().
+	 */
+	barrier();
+	WRITE_ONCE(slot->depth, depth + 1);
+	/* As in __ws_invoke_frame(): a hint, with no ordering. */
+	if (outer || unlikely(READ_ONCE(slot->request)))
+		__ws_invoke_enter(slot, depth);
+	left(ctx, left_arg);
+	/*
+	 * Take the frame back; the read of published comes after this store
+	 * in program order, as in __ws_invoke_frame().  Our depth is read
+	 * back rather than kept across the call (one callee-saved register
+	 * less): every call nested in @left has restored it to depth + 1.
+	 */
+	depth = slot->depth - 1;
+	WRITE_ONCE(slot->depth, depth);
+	if (likely(depth >= READ_ONCE(slot->published)))
+		right(ctx, right_arg);
+	else
+		__ws_ctx_reclaim(slot, depth);
+}
+
+/**
+ * ws_ctx_invoke - call two functions, possibly in parallel, in a context
+ * @ctx: the caller's context: the one ws_ctx_run() or ws_ctx_invoke()
+ *	passed to the calling function
+ * @left: the first function; the caller runs it
+ * @left_arg: its argument
+ * @right: the second function
+ * @right_arg: its argument
+ *
+ * ws_parallel_invoke() with the caller's slot passed down instead of
+ * found: the same contract and the same promotion of @right (heartbeat,
+ * a thief's request, a wait), but no lookup of the current thread's slot
+ * and no test of its ownership at each call.  Each function gets the
+ * context of the thread that runs it: @ctx, or, when a thread took
+ * @right, that thread's own.
+ *
+ * On a CPU-bound worker of a kernel pool the unstolen path is a few
+ * stores into a frame on the caller's stack, the call of @left, a store
+ * and a compare, then the call of @right: no atomic operation, no
+ * barrier, and with constant functions direct calls.  The outermost
+ * call of the worker (which starts its heartbeat), calls nested deeper
+ * than %WS_INVOKE_FRAMES (which call both functions in turn) and every
+ * call of a thread that is not bound to a CPU (a thread that joined, a
+ * user pool's worker: @right goes onto its deque at once) go out of line.
+ *
+ * A context is valid only on the thread it was given to, until the
+ * function it was given to returns, and only for that function and the
+ * functions it calls directly: it must not be stored, passed to another
+ * thread, a task, a callback of ws_spawn() or an interrupt.  Calls nest,
+ * with each other and with ws_parallel_invoke(), and run in the caller's
+ * isolated region, if any.
+ *
+ * Context: process context, may sleep.
+ */
+static __always_inline void ws_ctx_invoke(struct ws_ctx *ctx, ws_ctx_fn left,
+					  void *left_arg, ws_ctx_fn right,
+					  void *right_arg)
+{
+	struct ws_invoke_slot *slot = __ws_ctx_slot(ctx);
+	/* Only this thread writes it (or nobody: see ws_ctx_run()). */
+	unsigned int depth = slot->depth;
+
+	/* As in ws_parallel_invoke(). */
+	__might_sleep(__FILE__, __LINE__);
+	/*
+	 * One compare: the outermost call (@depth 0), a slot whose frames
+	 * never become private (its @depth stays 0) and calls nested too
+	 * deep to keep a frame go out of line.
+	 */
+	if (unlikely(depth - 1 >= WS_INVOKE_FRAMES - 1))
+		__ws_ctx_invoke(ctx, left, left_arg, right, right_arg);
+	else
+		__ws_ctx_frame(slot, depth, false, left, left_arg, right,
+			       right_arg);
 }
 
 /*
