@@ -1098,6 +1098,174 @@ static bool ws_worker_sleep(struct ws_worker *worker)
 	return timed_out;
 }
 
+/* How a wait sleeps: out of the load average, and killable if asked. */
+#define WS_NAP_STATE		TASK_IDLE
+#define WS_NAP_KILLABLE		(TASK_IDLE | TASK_WAKEKILL)
+
+static void ws_nap_on_group(struct ws_group *group, bool forever,
+			    unsigned int state);
+static void ws_nap_stuck(struct ws_worker *worker, struct ws_group *group,
+			 unsigned int state);
+
+/*
+ * What the dispatch loop does when a thread found nothing to run for
+ * %WS_SPIN_ROUNDS rounds in a row.
+ */
+enum ws_idle_action {
+	WS_IDLE_SLEEP,		/* a worker: sleep on the idle list */
+	WS_IDLE_NAP,		/* a wait: nap on its group */
+	WS_IDLE_RETURN,		/* a helper or a compensation thread: return */
+};
+
+/* Pending signals that stop the loop between two tasks. */
+enum ws_stop_on {
+	WS_STOP_NONE,
+	WS_STOP_SIGNAL,		/* any signal */
+	WS_STOP_FATAL,		/* a fatal signal; the nap is killable too */
+};
+
+/*
+ * How a caller of ws_dispatch() runs it.  Each caller passes a constant
+ * policy, by value, so that the compiler specialises the loop for it.
+ * @idle: enum ws_idle_action
+ * @stop: enum ws_stop_on
+ * @once: WS_IDLE_SLEEP: return after the first sleep
+ * @any_mail: take mail of any worker whenever nothing else turns up (a
+ *	compensation thread: the targets may be the stuck threads)
+ */
+struct ws_dispatch_policy {
+	u8 idle;
+	u8 stop;
+	bool once;
+	bool any_mail;
+};
+
+/* Why ws_dispatch() returned. */
+enum ws_dispatch_end {
+	WS_END_DONE,		/* the exit condition holds */
+	WS_END_SIGNAL,		/* a signal the policy stops on is pending */
+	WS_END_IDLE,		/* nothing to run (WS_IDLE_RETURN), or slept once */
+	WS_END_RETIRED,		/* a user pool's worker left the pool */
+};
+
+/* Exit conditions of ws_dispatch(), inlined into it by its callers. */
+static bool ws_worker_stopping(void *worker)
+{
+	return ws_worker_should_stop(worker);
+}
+
+static bool ws_group_done_arg(void *group)
+{
+	return ws_group_done(group);
+}
+
+static bool ws_frozen_now(void *unused)
+{
+	/* Unordered: written under idle_lock by ws_freeze_pools(). */
+	return READ_ONCE(ws_frozen);
+}
+
+/*
+ * The one dispatch loop of every thread that runs tasks: workers, waits
+ * (of workers and of threads that joined), helpers and compensation
+ * threads.  Take tasks by the three rules within @scope and run them until
+ * @done(@arg) holds; a task returned for bypass runs even when it holds,
+ * or when a stop is requested.  With nothing to run, spin for
+ * %WS_SPIN_ROUNDS rounds, then act as @policy says: a worker sleeps, a
+ * wait naps on its group (@arg), a helper returns.  Before it stops
+ * spinning, a thread promotes a private ws_parallel_invoke() frame of
+ * the calls it runs in, one per stop: its heartbeat promotes only while
+ * it interrupts the thread, not while the thread sleeps.
+ *
+ * Return: why it returned (enum ws_dispatch_end).
+ */
+static __always_inline enum ws_dispatch_end
+ws_dispatch(struct ws_worker *worker, enum ws_scope scope,
+	    bool (*done)(void *arg), void *arg,
+	    const struct ws_dispatch_policy policy)
+{
+	struct ws_pool *pool = worker->pool;
+	unsigned int state = policy.stop == WS_STOP_FATAL ? WS_NAP_KILLABLE :
+							     WS_NAP_STATE;
+	bool restricted = scope != WS_RUN_ANY || worker->inv.isolation;
+	unsigned int empty_rounds = 0;
+	struct ws_task *task = NULL;
+
+	/* A task returned for bypass must run even if we are done. */
+	while (task || !done(arg)) {
+		if (!task && policy.stop == WS_STOP_SIGNAL &&
+		    signal_pending(current))
+			return WS_END_SIGNAL;
+		if (!task && policy.stop == WS_STOP_FATAL &&
+		    fatal_signal_pending(current))
+			return WS_END_SIGNAL;
+		/* Frozen for suspend: a worker starts nothing new until thawed. */
+		if (policy.idle == WS_IDLE_SLEEP && !task &&
+		    unlikely(READ_ONCE(ws_frozen))) {
+			ws_worker_sleep(worker);
+			if (policy.once)
+				return WS_END_IDLE;
+			continue;
+		}
+		task = ws_next_task(worker, task, scope);
+		if (policy.any_mail && !task)
+			task = ws_take_any_mail(pool);
+		if (task) {
+			task = ws_execute(worker, task);
+			empty_rounds = 0;
+			cond_resched();
+			continue;
+		}
+		if (++empty_rounds < WS_SPIN_ROUNDS) {
+			cpu_relax();
+			continue;
+		}
+		empty_rounds = 0;
+		/*
+		 * About to stop spinning, when our heartbeat cannot promote
+		 * (it only does while it interrupts us): promote a private
+		 * frame of the calls we run in, one per stop, for the idle.
+		 */
+		if (READ_ONCE(worker->inv.published) < worker->inv.depth)
+			ws_invoke_offer(worker);
+		switch (policy.idle) {
+		case WS_IDLE_SLEEP:
+			if (ws_worker_sleep(worker) && pool->user &&
+			    ws_user_retire(worker))
+				return WS_END_RETIRED;
+			if (policy.once)
+				return WS_END_IDLE;
+			break;
+		case WS_IDLE_NAP:
+			if (restricted) {
+				ws_nap_stuck(worker, arg, state);
+				break;
+			}
+			/*
+			 * A thread that joined does not count as stuck, so no
+			 * compensation thread comes for mail while it waits:
+			 * take mail if a thread is stuck (its own mail is then
+			 * what it may not read), so as not to take it from a
+			 * target that was woken for it (a CPU slot's steal
+			 * already looked).  Unordered: a stuck thread naps a
+			 * tick at a time and is counted while it naps, so a
+			 * later round sees it.
+			 */
+			if (worker->cpu >= pool->nr_cpus &&
+			    atomic_read(&pool->nr_stuck)) {
+				task = ws_take_any_mail(pool);
+				if (task)
+					break;
+			}
+			ws_nap_on_group(arg, false, state);
+			break;
+		default:
+			return WS_END_IDLE;
+		}
+	}
+	return WS_END_DONE;
+}
+
 /**
  * ws_worker_run - the dispatch loop of a pool's worker
  * @worker: the worker; the caller is its thread
@@ -1113,40 +1281,21 @@ static bool ws_worker_sleep(struct ws_worker *worker)
  */
 bool ws_worker_run(struct ws_worker *worker, bool once)
 {
-	struct ws_pool *pool = worker->pool;
-	struct ws_task *task = NULL;
-	unsigned int empty_rounds = 0;
+	enum ws_dispatch_end end;
 
-	/* A task returned for bypass must run even if we are told to stop. */
-	while (task || !ws_worker_should_stop(worker)) {
-		if (!task && once && signal_pending(current))
-			return true;
-		/* Frozen for suspend: start nothing new until thawed. */
-		if (!task && unlikely(READ_ONCE(ws_frozen))) {
-			ws_worker_sleep(worker);
-			if (once)
-				return true;
-			continue;
-		}
-		task = ws_next_task(worker, task, WS_RUN_ANY);
-		if (task) {
-			task = ws_execute(worker, task);
-			empty_rounds = 0;
-			cond_resched();
-			continue;
-		}
-		if (++empty_rounds < WS_SPIN_ROUNDS) {
-			cpu_relax();
-			continue;
-		}
-		empty_rounds = 0;
-		if (ws_worker_sleep(worker) && pool->user &&
-		    ws_user_retire(worker))
-			return false;
-		if (once)
-			return true;
-	}
-	return false;
+	if (once)
+		end = ws_dispatch(worker, WS_RUN_ANY, ws_worker_stopping, worker,
+				  (struct ws_dispatch_policy){
+					.idle = WS_IDLE_SLEEP,
+					.stop = WS_STOP_SIGNAL,
+					.once = true,
+				  });
+	else
+		end = ws_dispatch(worker, WS_RUN_ANY, ws_worker_stopping, worker,
+				  (struct ws_dispatch_policy){
+					.idle = WS_IDLE_SLEEP,
+				  });
+	return end == WS_END_IDLE || end == WS_END_SIGNAL;
 }
 
 /**
@@ -1171,10 +1320,6 @@ int ws_worker_thread(void *arg)
 		WRITE_ONCE(worker->inv.owner, NULL);
 	return 0;
 }
-
-/* How a wait sleeps: out of the load average, and killable if asked. */
-#define WS_NAP_STATE		TASK_IDLE
-#define WS_NAP_KILLABLE		(TASK_IDLE | TASK_WAKEKILL)
 
 /*
  * Sleep until @group completes, or for at most a tick if !@forever, in
@@ -1312,25 +1457,13 @@ struct ws_worker *ws_join(struct ws_pool *pool)
 static int ws_compensator_thread(void *arg)
 {
 	struct ws_worker *slot = arg;
-	struct ws_task *task = NULL;
-	unsigned int empty_rounds = 0;
 
-	/* A task returned for bypass must run even when we would stop. */
-	while (task || !READ_ONCE(ws_frozen)) {
-		task = ws_next_task(slot, task, WS_RUN_ANY);
-		/* Mail too: its targets may be the stuck threads. */
-		if (!task)
-			task = ws_take_any_mail(slot->pool);
-		if (task) {
-			task = ws_execute(slot, task);
-			empty_rounds = 0;
-			cond_resched();
-			continue;
-		}
-		if (++empty_rounds > WS_SPIN_ROUNDS)
-			break;
-		cpu_relax();
-	}
+	/* Mail too: its targets may be the stuck threads. */
+	ws_dispatch(slot, WS_RUN_ANY, ws_frozen_now, NULL,
+		    (struct ws_dispatch_policy){
+			.idle = WS_IDLE_RETURN,
+			.any_mail = true,
+		    });
 	/* Our last access to the pool: it may be destroyed once released. */
 	ws_release_slot(slot);
 	return 0;
@@ -1448,62 +1581,23 @@ static void ws_nap_stuck(struct ws_worker *worker, struct ws_group *group,
 int ws_worker_wait(struct ws_worker *worker, struct ws_group *group,
 		   bool killable)
 {
-	unsigned int state = killable ? WS_NAP_KILLABLE : WS_NAP_STATE;
 	enum ws_scope scope = ws_wait_scope(worker);
-	bool restricted = scope != WS_RUN_ANY || worker->inv.isolation;
-	unsigned int empty_rounds = 0;
-	struct ws_task *task = NULL;
-	int ret = 0;
+	enum ws_dispatch_end end;
 
 	worker->wait_depth++;
-	/* A task returned for bypass must run even if the group is done. */
-	while (task || !ws_group_done(group)) {
-		if (!task && killable && fatal_signal_pending(current)) {
-			ret = -EINTR;
-			break;
-		}
-		task = ws_next_task(worker, task, scope);
-		if (task) {
-			task = ws_execute(worker, task);
-			empty_rounds = 0;
-			cond_resched();
-			continue;
-		}
-		if (++empty_rounds < WS_SPIN_ROUNDS) {
-			cpu_relax();
-			continue;
-		}
-		empty_rounds = 0;
-		/*
-		 * About to nap, when our heartbeat cannot promote (it only
-		 * does while it interrupts us): promote a private frame of
-		 * the calls we wait in, one per nap, for the idle.
-		 */
-		if (READ_ONCE(worker->inv.published) < worker->inv.depth)
-			ws_invoke_offer(worker);
-		if (restricted) {
-			ws_nap_stuck(worker, group, state);
-			continue;
-		}
-		/*
-		 * A thread that joined does not count as stuck, so no
-		 * compensation thread comes for mail while it waits: take
-		 * mail if a thread is stuck (its own mail is then what it
-		 * may not read), so as not to take it from a target that
-		 * was woken for it (a CPU slot's steal already looked).
-		 * Unordered: a stuck thread naps a tick at a time and is
-		 * counted while it naps, so a later round sees it.
-		 */
-		if (worker->cpu >= worker->pool->nr_cpus &&
-		    atomic_read(&worker->pool->nr_stuck)) {
-			task = ws_take_any_mail(worker->pool);
-			if (task)
-				continue;
-		}
-		ws_nap_on_group(group, false, state);
-	}
+	if (killable)
+		end = ws_dispatch(worker, scope, ws_group_done_arg, group,
+				  (struct ws_dispatch_policy){
+					.idle = WS_IDLE_NAP,
+					.stop = WS_STOP_FATAL,
+				  });
+	else
+		end = ws_dispatch(worker, scope, ws_group_done_arg, group,
+				  (struct ws_dispatch_policy){
+					.idle = WS_IDLE_NAP,
+				  });
 	worker->wait_depth--;
-	return ret;
+	return end == WS_END_SIGNAL ? -EINTR : 0;
 }
 
 /*
@@ -1741,25 +1835,19 @@ static __always_inline bool __ws_help(struct ws_worker *worker,
 				      bool stop_on_signal)
 {
 	enum ws_scope scope = ws_wait_scope(worker);
-	unsigned int empty_rounds = 0;
-	struct ws_task *task = NULL;
 
 	worker->wait_depth++;
-	/* A task returned for bypass must run even if @cond holds. */
-	while (task || !cond(arg)) {
-		if (!task && stop_on_signal && signal_pending(current))
-			break;
-		task = ws_next_task(worker, task, scope);
-		if (task) {
-			task = ws_execute(worker, task);
-			empty_rounds = 0;
-			cond_resched();
-			continue;
-		}
-		if (++empty_rounds >= WS_SPIN_ROUNDS)
-			break;
-		cpu_relax();
-	}
+	if (stop_on_signal)
+		ws_dispatch(worker, scope, cond, arg,
+			    (struct ws_dispatch_policy){
+				.idle = WS_IDLE_RETURN,
+				.stop = WS_STOP_SIGNAL,
+			    });
+	else
+		ws_dispatch(worker, scope, cond, arg,
+			    (struct ws_dispatch_policy){
+				.idle = WS_IDLE_RETURN,
+			    });
 	worker->wait_depth--;
 	return cond(arg);
 }
