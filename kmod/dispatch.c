@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wsched core: workers, the dispatch rules, idle and wake-up, groups,
- * dependencies, cancellation, isolation, FIFO and mailbox submission.
- * Pools and CPU hotplug are in pool.c; ws_parallel_invoke() and the
- * heartbeat in invoke.c.  Documentation/design.rst explains
- * the design.
+ * wsched dispatch: which slot the current thread owns, idle and wake-up,
+ * the three rules that pick the next task (bypass, pop, steal), running a
+ * task, and the one dispatch loop (ws_dispatch()) that workers, waits,
+ * helpers and compensation threads share.  Groups, dependencies and
+ * spawning are in group.c, join slots and compensation in join.c, pools
+ * and CPU hotplug in pool.c, ws_parallel_invoke() and the heartbeat in
+ * invoke.c.  Documentation/design.rst explains the design.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
-#include <linux/slab.h>
 #include <linux/wait_bit.h>
 #include <linux/wsched.h>
 
@@ -30,24 +30,8 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(wsched_steal);
 EXPORT_TRACEPOINT_SYMBOL_GPL(wsched_sleep);
 EXPORT_TRACEPOINT_SYMBOL_GPL(wsched_wake);
 
-/* Private group state, above the caller's flags. */
-#define WS_GROUP_CANCELLED_BIT	8
-
-/* Marks a finished task's successor list: no edge may be added any more. */
-#define WS_DEPS_CLOSED		((struct ws_dep *)1UL)
-
 /* Every this many tasks a worker serves the FIFO queue before its deque. */
 #define WS_FIFO_PERIOD		64
-
-/**
- * struct ws_dep - an edge from a task to one of its successors
- * @next: the predecessor's next edge
- * @succ: the successor
- */
-struct ws_dep {
-	struct ws_dep *next;
-	struct ws_task *succ;
-};
 
 /* The join slot of @pool that the current thread owns, or NULL. */
 static struct ws_worker *ws_current_joined(struct ws_pool *pool)
@@ -125,6 +109,18 @@ bool ws_should_split(struct ws_pool *pool)
 	       atomic_read(&pool->nr_idle);
 }
 
+/**
+ * ws_pool_current - the slot of a pool that the current thread owns
+ * @pool: the pool
+ *
+ * Return: the worker or join slot, or NULL outside the pool.
+ */
+struct ws_worker *ws_pool_current(struct ws_pool *pool)
+{
+	return ws_current_worker(pool);
+}
+EXPORT_SYMBOL_NS_GPL(ws_pool_current, WSCHED_INTERNAL);
+
 /* xorshift32 (Marsaglia 2003): cheap, per-worker, good enough for victims. */
 static u32 ws_next_rand(struct ws_worker *worker)
 {
@@ -187,25 +183,32 @@ void ws_wake_locked(struct ws_pool *pool, struct ws_worker *worker)
 	trace_wsched_wake(pool, worker->cpu);
 }
 
-/*
- * Wake one sleeping worker, if any.  Callers that must not lose the
- * wake-up (injection) issue a full barrier between publishing the work and
- * calling this; see ws_worker_sleep() for the pairing.
- */
-void ws_wake_one(struct ws_pool *pool)
+/* ws_wake_one() saw an idle worker: wake the first on the idle list. */
+void __ws_wake_one(struct ws_pool *pool)
 {
 	struct ws_worker *worker;
 	unsigned long flags;
 
-	/* Pairs with atomic_inc() in ws_worker_sleep() (see its barrier). */
-	if (!atomic_read(&pool->nr_idle))
-		return;
 	raw_spin_lock_irqsave(&pool->idle_lock, flags);
 	worker = list_first_entry_or_null(&pool->idle_list, struct ws_worker,
 					  idle_node);
 	if (worker)
 		ws_wake_locked(pool, worker);
 	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
+}
+
+/**
+ * ws_wake_idle - wake one idle worker of a pool, if any
+ * @pool: the pool
+ *
+ * After ws_push_counted() or ws_spawn_local(): the full barrier orders
+ * the pushes before the read of the idle count (pairs with the smp_mb() in ws_worker_sleep()).
+ */
+void ws_wake_idle(struct ws_pool *pool)
+{
+	/* Pushes before nr_idle; pairs with smp_mb() in ws_worker_sleep(). */
+	smp_mb();
+	ws_wake_one(pool);
 }
 
 /**
@@ -224,37 +227,6 @@ void ws_inject(struct ws_pool *pool, struct ws_task *task)
 	 */
 	smp_mb();
 	ws_wake_one(pool);
-}
-
-/*
- * Push a ready task onto our own deque.  Return false if the deque was
- * full and could not grow (the task was not queued).
- */
-static __always_inline bool ws_push_own(struct ws_pool *pool,
-					struct ws_worker *worker,
-					struct ws_task *task)
-{
-	if (unlikely(!ws_deque_push(&worker->deque, task, GFP_NOWAIT)))
-		return false;
-	ws_stat_inc(pool, spawned);
-	trace_wsched_spawn(pool, task);
-	/*
-	 * Deliberately no barrier: a missed wake-up here costs parallelism,
-	 * never progress, as this worker runs its own deque (or rechecks
-	 * with a barrier before it naps, see ws_nap_stuck()).  Later spawns
-	 * see the sleepers.
-	 */
-	ws_wake_one(pool);
-	return true;
-}
-
-/* Queue a ready task: our own deque on a worker, else the injection queue. */
-static void ws_queue_ready(struct ws_pool *pool, struct ws_worker *worker,
-			   struct ws_task *task)
-{
-	if (likely(worker) && ws_push_own(pool, worker, task))
-		return;
-	ws_inject(pool, task);
 }
 
 /* Mark one task of @group finished. */
@@ -281,169 +253,6 @@ static __always_inline void ws_group_complete(struct ws_group *group)
 	}
 }
 
-/**
- * ws_group_init_flags - prepare an empty task group
- * @group: the group
- * @pool: the pool its tasks run in; NULL for ws_system_pool
- * @flags: 0 or %WS_GROUP_CANCEL_ON_ERROR
- */
-void ws_group_init_flags(struct ws_group *group, struct ws_pool *pool,
-			 unsigned long flags)
-{
-	atomic_set(&group->pending, 0);
-	group->error = 0;
-	group->flags = flags & WS_GROUP_CANCEL_ON_ERROR;
-	group->pool = pool ? pool : ws_system_pool;
-	group->done = NULL;
-	/* Set up on a thread of the pool: that thread's spawns are lazy. */
-	group->owner = ws_current_worker(group->pool);
-	group->lazy = 0;
-	atomic_set(&group->stolen, 0);
-}
-EXPORT_SYMBOL_GPL(ws_group_init_flags);
-
-/**
- * ws_group_cancel - cancel the tasks of a group that have not started
- * @group: the group
- *
- * Tasks of the group that start after this run their cancel hook (if any)
- * instead of their function.  Running tasks finish; they can poll
- * ws_group_cancelled().  ws_group_wait() then returns -ECANCELED unless a
- * task reported an error first.  Callable from any context.
- */
-void ws_group_cancel(struct ws_group *group)
-{
-	set_bit(WS_GROUP_CANCELLED_BIT, &group->flags);
-}
-EXPORT_SYMBOL_GPL(ws_group_cancel);
-
-/**
- * ws_group_cancelled - whether a group was cancelled
- * @group: the group
- *
- * Return: true once ws_group_cancel() was called on @group, or a task
- * failed in a group set up with %WS_GROUP_CANCEL_ON_ERROR.
- */
-bool ws_group_cancelled(struct ws_group *group)
-{
-	return test_bit(WS_GROUP_CANCELLED_BIT, &group->flags);
-}
-EXPORT_SYMBOL_GPL(ws_group_cancelled);
-
-/**
- * ws_task_fail - report that a running task failed
- * @task: the task, from inside its own function
- * @error: a negative errno
- *
- * The group keeps the first error reported, and ws_group_wait() returns
- * it.  In a group set up with %WS_GROUP_CANCEL_ON_ERROR the failure also
- * cancels the group's tasks that have not started.
- */
-void ws_task_fail(struct ws_task *task, int error)
-{
-	struct ws_group *group = task->group;
-
-	if (WARN_ON_ONCE(error >= 0))
-		error = -EINVAL;
-	/* Fully ordered; the first error wins. Read after the group's wait. */
-	cmpxchg(&group->error, 0, error);
-	/* READ_ONCE(): ws_group_cancel() may set_bit() the same word. */
-	if (READ_ONCE(group->flags) & WS_GROUP_CANCEL_ON_ERROR)
-		ws_group_cancel(group);
-}
-EXPORT_SYMBOL_GPL(ws_task_fail);
-
-/**
- * ws_task_precede - make a task wait for another
- * @pred: the predecessor: set up, and spawned, running or finished
- * @succ: the successor: set up with ws_task_init() and not yet spawned
- * @gfp: allocation flags for the edge
- *
- * @succ will not start before @pred has finished (run, failed or been
- * cancelled).  If @pred has already finished, nothing changes.  Builds
- * arbitrary DAGs, before or during their execution.
- *
- * Return: 0, or -ENOMEM.
- */
-int ws_task_precede(struct ws_task *pred, struct ws_task *succ, gfp_t gfp)
-{
-	struct ws_dep *dep, *head;
-
-	dep = kmalloc(sizeof(*dep), gfp);
-	if (!dep)
-		return -ENOMEM;
-	dep->succ = succ;
-	/* Not yet spawned, so deps >= 1 and cannot reach zero here. */
-	atomic_inc(&succ->deps);
-	head = READ_ONCE(pred->successors);
-	do {
-		if (head == WS_DEPS_CLOSED) {
-			/* @pred already finished: no edge needed. */
-			atomic_dec(&succ->deps);
-			kfree(dep);
-			return 0;
-		}
-		dep->next = head;
-		/*
-		 * Fully ordered on success; pairs with the cmpxchg() and
-		 * xchg() that close the list in ws_release_successors() and
-		 * ws_release_deps(): either we link before the close and are
-		 * released, or we see it closed.
-		 */
-	} while (!try_cmpxchg(&pred->successors, &head, dep));
-	return 0;
-}
-EXPORT_SYMBOL_GPL(ws_task_precede);
-
-/*
- * @task has finished: release its successors.  Return the first one that
- * became ready and may run here (for bypass), queue the others.  Inside
- * an isolated region, a successor from outside it goes to the injection
- * queue so that the region's waits never see it.
- */
-static noinline struct ws_task *ws_release_deps(struct ws_worker *worker,
-						struct ws_task *task)
-{
-	struct ws_task *first = NULL;
-	struct ws_dep *dep, *next;
-
-	/* Fully ordered; pairs with try_cmpxchg() in ws_task_precede(). */
-	dep = xchg(&task->successors, WS_DEPS_CLOSED);
-	/* Already closed: a finished task spawned again without init. */
-	if (dep == WS_DEPS_CLOSED)
-		return NULL;
-	for (; dep; dep = next) {
-		struct ws_task *succ = dep->succ;
-		struct ws_pool *pool;
-
-		next = dep->next;
-		kfree(dep);
-		/*
-		 * Fully ordered: our writes happen before the successor
-		 * runs, wherever it runs.  Only a spawned successor (which
-		 * has its group set) can reach zero.
-		 */
-		if (!atomic_dec_and_test(&succ->deps))
-			continue;
-		/*
-		 * Ours alone now: set the running state (see
-		 * ws_task_release_spawn_ref()) before publishing the task.
-		 */
-		atomic_set(&succ->deps, 1);
-		pool = succ->group->pool;
-		ws_stat_inc(pool, released);
-		if (pool != worker->pool ||
-		    (worker->inv.isolation &&
-		     succ->isolation != worker->inv.isolation))
-			ws_inject(pool, succ);
-		else if (!first)
-			first = succ;
-		else
-			ws_queue_ready(pool, worker, succ);
-	}
-	return first;
-}
-
 /* Inline: the common case, no successor, costs only the cmpxchg. */
 static __always_inline struct ws_task *
 ws_release_successors(struct ws_worker *worker, struct ws_task *task)
@@ -457,132 +266,6 @@ ws_release_successors(struct ws_worker *worker, struct ws_task *task)
 		return NULL;
 	return ws_release_deps(worker, task);
 }
-
-/*
- * Drop @task's spawn reference.  Return true if it is ready to run, false
- * if predecessors still hold it back (the last one to finish queues it).
- *
- * A task that runs always has deps == 1, whichever way it became ready:
- * ws_task_precede() on a running task (one that then returns itself to
- * run again after the new predecessor) counts from 1 like on a fresh one.
- */
-static bool ws_task_release_spawn_ref(struct ws_pool *pool,
-				      struct ws_task *task)
-{
-	/*
-	 * deps == 1: only the spawn reference, no predecessor left.  Acquire
-	 * pairs with the fully ordered decrement of the last predecessor to
-	 * finish (ws_release_successors()): its writes happen before the
-	 * task runs here.
-	 */
-	if (likely(atomic_read_acquire(&task->deps) == 1))
-		return true;
-	/* Fully ordered; pairs with the decrements of finishing predecessors. */
-	if (atomic_dec_and_test(&task->deps)) {
-		/* Back to the running state; nobody else holds a reference. */
-		atomic_set(&task->deps, 1);
-		return true;
-	}
-	ws_stat_inc(pool, deferred);
-	return false;
-}
-
-/* Account @task in @group; return true if it is ready to run. */
-static bool ws_task_arm(struct ws_group *group, struct ws_task *task)
-{
-	task->group = group;
-	task->flags = 0;
-	/*
-	 * Unordered: publishing the task (release of bottom, or a fully
-	 * ordered queue insertion) orders this before any decrement of it.
-	 */
-	atomic_inc(&group->pending);
-	return ws_task_release_spawn_ref(group->pool, task);
-}
-
-/**
- * ws_spawn - queue a task for execution in a group
- * @group: the group, set up with ws_group_init()
- * @task: the task, set up with ws_task_init(), not queued elsewhere
- *
- * From a worker of the group's pool the task goes to the bottom of the
- * worker's own deque, where the worker pops it or another worker steals
- * it.  From any other context (another thread, an interrupt) it goes to
- * the pool's injection queue.  A task with unfinished predecessors is
- * queued by the last of them to finish.  Never sleeps, never fails.
- */
-void ws_spawn(struct ws_group *group, struct ws_task *task)
-{
-	struct ws_pool *pool = group->pool;
-	struct ws_worker *worker = ws_current_worker(pool);
-
-	if (worker) {
-		task->isolation = worker->inv.isolation;
-		/*
-		 * The group's owner spawning a ready task: lazy join, as in
-		 * libfork.  The task is counted only in the owner's own
-		 * counter, with no atomic operation; a thief that takes it
-		 * counts it in the group (ws_task_claim()).  Acquire as in
-		 * ws_task_release_spawn_ref().
-		 */
-		if (group->owner == worker &&
-		    likely(atomic_read_acquire(&task->deps) == 1)) {
-			task->group = group;
-			task->flags = WS_TASK_LAZY;
-			/* Owner only; ws_group_done() reads it locklessly. */
-			WRITE_ONCE(group->lazy, group->lazy + 1);
-			if (likely(ws_push_own(pool, worker, task)))
-				return;
-			/* The deque could not grow: count it after all. */
-			task->flags = 0;
-			atomic_inc(&group->pending);
-			WRITE_ONCE(group->lazy, group->lazy - 1);
-			ws_inject(pool, task);
-			return;
-		}
-	}
-	if (ws_task_arm(group, task))
-		ws_queue_ready(pool, worker, task);
-}
-EXPORT_SYMBOL_GPL(ws_spawn);
-
-/**
- * ws_enqueue - queue a task in the pool's FIFO queue
- * @group: the group
- * @task: the task, set up with ws_task_init(), not queued elsewhere
- *
- * Enqueued tasks start in the order they were enqueued, and a stream of
- * spawns cannot starve them: every worker serves the FIFO queue at least
- * once per %WS_FIFO_PERIOD tasks it takes, and idle workers serve it
- * before they steal.  Costs a spinlock per call.  Callable from any
- * context.
- */
-void ws_enqueue(struct ws_group *group, struct ws_task *task)
-{
-	struct ws_pool *pool = group->pool;
-	unsigned long flags;
-
-	if (!ws_task_arm(group, task))
-		return;
-	task->node.next = NULL;
-	raw_spin_lock_irqsave(&pool->fifo_lock, flags);
-	/*
-	 * fifo_tail points at fifo_head when the queue is empty.  Stores to
-	 * fifo_head are WRITE_ONCE(): ws_pool_has_work() and the peek in
-	 * ws_take_fifo() read it without the lock.
-	 */
-	if (pool->fifo_tail == &pool->fifo_head)
-		WRITE_ONCE(pool->fifo_head, &task->node);
-	else
-		*pool->fifo_tail = &task->node;
-	pool->fifo_tail = &task->node.next;
-	raw_spin_unlock_irqrestore(&pool->fifo_lock, flags);
-	ws_stat_inc(pool, enqueued);
-	/* Publish before looking for sleepers; as in ws_inject(). */
-	smp_mb();
-	ws_wake_one(pool);
-}
-EXPORT_SYMBOL_GPL(ws_enqueue);
 
 static struct ws_task *ws_take_fifo(struct ws_pool *pool)
 {
@@ -603,73 +286,6 @@ static struct ws_task *ws_take_fifo(struct ws_pool *pool)
 	raw_spin_unlock_irqrestore(&pool->fifo_lock, flags);
 	return node ? llist_entry(node, struct ws_task, node) : NULL;
 }
-
-/**
- * ws_spawn_on - queue a task with a hint to run it on a given CPU
- * @group: the group
- * @task: the task, set up with ws_task_init(), not queued elsewhere
- * @cpu: the CPU whose worker should run it
- *
- * The task goes to the mailbox of @cpu's worker, which takes it when it
- * has nothing of its own to run; a worker that is out of work may still
- * steal it from there: if @cpu's worker is busy when the task is mailed,
- * an idle worker is woken to do so.  If @cpu has no worker, this is
- * ws_spawn().
- * Callable from any context.
- */
-void ws_spawn_on(struct ws_group *group, struct ws_task *task, int cpu)
-{
-	struct ws_pool *pool = group->pool;
-	struct ws_worker *self, *target;
-	unsigned long flags;
-
-	/* A hint only: the check races with hotplug, handled below. */
-	if (cpu < 0 || cpu >= pool->nr_cpus ||
-	    !READ_ONCE(pool->workers[cpu]->thread)) {
-		ws_spawn(group, task);
-		return;
-	}
-	self = ws_current_worker(pool);
-	if (self)
-		task->isolation = self->inv.isolation;
-	if (!ws_task_arm(group, task))
-		return;
-	target = pool->workers[cpu];
-	llist_add(&task->node, &target->mailbox);
-	ws_stat_inc(pool, mailed);
-	/*
-	 * Publish before checking whether the target sleeps; pairs with
-	 * the smp_mb() in ws_worker_sleep().
-	 */
-	smp_mb();
-	/*
-	 * The target's CPU went offline after our check and its mailbox was
-	 * already drained: wake anyone, who will steal from the mailbox.
-	 * Pairs with WRITE_ONCE() of thread before the drain in
-	 * ws_cpu_offline().
-	 */
-	if (unlikely(!READ_ONCE(target->thread))) {
-		ws_wake_one(pool);
-		return;
-	}
-	if (!atomic_read(&pool->nr_idle))
-		return;
-	/*
-	 * Wake the target if it sleeps.  If it is busy it may not read its
-	 * mailbox for a long time (a long task, an isolated region, a wait
-	 * too deep to take other work): wake another worker, which takes
-	 * the task from the mailbox once it finds nothing else to run.
-	 */
-	raw_spin_lock_irqsave(&pool->idle_lock, flags);
-	if (!list_empty(&target->idle_node))
-		ws_wake_locked(pool, target);
-	else if (!list_empty(&pool->idle_list))
-		ws_wake_locked(pool, list_first_entry(&pool->idle_list,
-						      struct ws_worker,
-						      idle_node));
-	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
-}
-EXPORT_SYMBOL_GPL(ws_spawn_on);
 
 static struct ws_task *ws_take_mail(struct ws_worker *worker)
 {
@@ -1098,14 +714,37 @@ static bool ws_worker_sleep(struct ws_worker *worker)
 	return timed_out;
 }
 
-/* How a wait sleeps: out of the load average, and killable if asked. */
-#define WS_NAP_STATE		TASK_IDLE
-#define WS_NAP_KILLABLE		(TASK_IDLE | TASK_WAKEKILL)
+/*
+ * Sleep until @group completes, or for at most a tick if !@forever, in
+ * @state (WS_NAP_STATE or WS_NAP_KILLABLE; the latter returns at once
+ * when a fatal signal is pending).  A worker whose group's tasks run
+ * elsewhere naps here and wakes each tick to look for new work.
+ */
+void ws_nap_on_group(struct ws_group *group, bool forever, unsigned int state)
+{
+	struct wait_queue_head *wq = __var_waitqueue(&group->pending);
+	struct wait_bit_queue_entry wbq;
 
-static void ws_nap_on_group(struct ws_group *group, bool forever,
-			    unsigned int state);
-static void ws_nap_stuck(struct ws_worker *worker, struct ws_group *group,
-			 unsigned int state);
+	init_wait_var_entry(&wbq, &group->pending, 0);
+	for (;;) {
+		/*
+		 * prepare_to_wait_event() queues us, then sets the task state
+		 * with a full barrier; pairs with atomic_dec_and_test() before
+		 * wake_up_var() in ws_group_complete().  It refuses (and does
+		 * not queue us) when a signal the state allows is pending.
+		 */
+		if (prepare_to_wait_event(wq, &wbq.wq_entry, state))
+			break;
+		if (ws_group_done(group))
+			break;
+		if (!forever) {
+			schedule_timeout(1);
+			break;
+		}
+		schedule();
+	}
+	finish_wait(wq, &wbq.wq_entry);
+}
 
 /*
  * What the dispatch loop does when a thread found nothing to run for
@@ -1322,139 +961,11 @@ int ws_worker_thread(void *arg)
 }
 
 /*
- * Sleep until @group completes, or for at most a tick if !@forever, in
- * @state (WS_NAP_STATE or WS_NAP_KILLABLE; the latter returns at once
- * when a fatal signal is pending).  A worker whose group's tasks run
- * elsewhere naps here and wakes each tick to look for new work.
+ * A compensation thread (ws_compensate(), join.c): runs whatever @arg's
+ * pool has queued, from a fresh stack, until it finds nothing for a
+ * while; then it leaves.
  */
-static void ws_nap_on_group(struct ws_group *group, bool forever,
-			    unsigned int state)
-{
-	struct wait_queue_head *wq = __var_waitqueue(&group->pending);
-	struct wait_bit_queue_entry wbq;
-
-	init_wait_var_entry(&wbq, &group->pending, 0);
-	for (;;) {
-		/*
-		 * prepare_to_wait_event() queues us, then sets the task state
-		 * with a full barrier; pairs with atomic_dec_and_test() before
-		 * wake_up_var() in ws_group_complete().  It refuses (and does
-		 * not queue us) when a signal the state allows is pending.
-		 */
-		if (prepare_to_wait_event(wq, &wbq.wq_entry, state))
-			break;
-		if (ws_group_done(group))
-			break;
-		if (!forever) {
-			schedule_timeout(1);
-			break;
-		}
-		schedule();
-	}
-	finish_wait(wq, &wbq.wq_entry);
-}
-
-/*
- * Join slots that threads joining for a wait may not take: kept for
- * compensation threads, so that waiters that are stuck in every other
- * slot cannot leave the pool without a way to run what they wait for.
- */
-#define WS_COMPENSATION_SLOTS	4
-
-/*
- * Claim a free join slot of @pool, among its first @limit, for a thread
- * that is not one of its workers.  The caller sets the slot's thread.
- * Return NULL if they are all taken.
- */
-static struct ws_worker *ws_claim_slot(struct ws_pool *pool,
-				       unsigned int limit)
-{
-	struct ws_worker *slot;
-	unsigned int i;
-
-	do {
-		i = ffz(READ_ONCE(pool->joined));
-		if (i >= limit)
-			return NULL;
-		/*
-		 * Acquire: the previous owner's deque operations happen
-		 * before ours; pairs with clear_bit_unlock() in
-		 * ws_release_slot().
-		 */
-	} while (test_and_set_bit_lock(i, &pool->joined));
-	slot = pool->workers[pool->nr_cpus + i];
-	slot->wait_depth = 0;
-	slot->inv.isolation = 0;
-	/* Released with none: every invoke that used them has returned. */
-	WRITE_ONCE(slot->inv.depth, 0);
-	WRITE_ONCE(slot->inv.published, 0);
-	WRITE_ONCE(slot->inv.request, 0);
-	return slot;
-}
-
-/*
- * Give up a join slot.  Tasks still on its deque (spawned by tasks the
- * owner ran and left for others) go to the injection queue first: a join
- * slot holds tasks only while it is claimed.
- */
-void ws_release_slot(struct ws_worker *slot)
-{
-	struct ws_pool *pool = slot->pool;
-	struct llist_node *first = NULL, *last = NULL;
-	struct ws_task *task;
-
-	/*
-	 * One batch and one wake-up: the worker that takes the batch queues
-	 * the rest on its deque and wakes the next (ws_take_injected()).
-	 * The queue is a stack that the taker reverses, so link the batch
-	 * youngest first, as ws_deque_pop() hands the tasks out.
-	 */
-	while ((task = ws_deque_pop(&slot->deque))) {
-		ws_task_claim(task);
-		task->node.next = NULL;
-		if (last)
-			last->next = &task->node;
-		else
-			first = &task->node;
-		last = &task->node;
-		ws_stat_inc(pool, injected);
-	}
-	if (first) {
-		llist_add_batch(first, last, &pool->inject);
-		/* As in ws_inject(): publish, then look for sleepers. */
-		smp_mb();
-		ws_wake_one(pool);
-	}
-	WRITE_ONCE(slot->thread, NULL);
-	/* Release; pairs with test_and_set_bit_lock() in ws_claim_slot(). */
-	clear_bit_unlock(slot->cpu - pool->nr_cpus, &pool->joined);
-}
-
-/*
- * The current thread joins @pool in a slot of its own, if one is free.
- * Only pools without attributes take threads that join: the attributes
- * bound where, how many at once and at what priority the pool's tasks
- * run, and a thread that joins brings its own CPU and nice level.
- */
-struct ws_worker *ws_join(struct ws_pool *pool)
-{
-	struct ws_worker *slot;
-
-	if (!pool->joinable)
-		return NULL;
-	slot = ws_claim_slot(pool, WS_MAX_JOINED - WS_COMPENSATION_SLOTS);
-	if (slot) {
-		WRITE_ONCE(slot->thread, current);
-		ws_stat_inc(pool, joined);
-	}
-	return slot;
-}
-
-/*
- * A compensation thread: runs whatever @arg's pool has queued, from a
- * fresh stack, until it finds nothing for a while; then it leaves.
- */
-static int ws_compensator_thread(void *arg)
+int ws_compensator_thread(void *arg)
 {
 	struct ws_worker *slot = arg;
 
@@ -1467,110 +978,6 @@ static int ws_compensator_thread(void *arg)
 	/* Our last access to the pool: it may be destroyed once released. */
 	ws_release_slot(slot);
 	return 0;
-}
-
-/**
- * ws_reap_compensator - wait for a join slot's last compensation thread
- * @slot: a join slot, claimed by the caller or in a pool being destroyed
- *
- * The thread released the slot as its last access to the pool; it may
- * still be on its way out, in kthread code.
- */
-void ws_reap_compensator(struct ws_worker *slot)
-{
-	if (!slot->compensator)
-		return;
-	kthread_stop(slot->compensator);
-	put_task_struct(slot->compensator);
-	slot->compensator = NULL;
-}
-
-/*
- * Start a compensation thread in a join slot: every thread of @pool is
- * in a wait that may not run what is queued (too deep in nested waits or
- * inside an isolated region), so without a thread from a fresh stack
- * nothing would run it.  Like ForkJoinPool's compensation for managed
- * blocking; the thread leaves once the work is gone.  A stuck wait
- * retries every tick, so a failure here only delays.
- */
-static void ws_compensate(struct ws_pool *pool)
-{
-	struct task_struct *thread;
-	struct ws_worker *slot;
-
-	if (READ_ONCE(ws_frozen))
-		return;
-	/*
-	 * A user pool first grows a worker of its own, a thread of its
-	 * process where the kernel has them, if the process may use another
-	 * CPU; compensation threads are for a pool whose CPUs all have one.
-	 */
-	if (pool->user && ws_user_grow(pool, READ_ONCE(pool->nr_threads) + 1))
-		return;
-	slot = ws_claim_slot(pool, WS_MAX_JOINED);
-	if (!slot)
-		return;
-	ws_reap_compensator(slot);
-	thread = kthread_create(ws_compensator_thread, slot, "ws/c%u:%s",
-				slot->cpu - pool->nr_cpus, pool->name);
-	if (IS_ERR(thread)) {
-		ws_release_slot(slot);
-		return;
-	}
-	/* A user pool's threads stay under its owner's controls; we are one. */
-	if (pool->user && ws_pool_adopt_thread(pool, thread, current)) {
-		kthread_stop(thread);
-		ws_release_slot(slot);
-		return;
-	}
-	/* Reaped with kthread_stop(), which needs the task to stay. */
-	get_task_struct(thread);
-	slot->compensator = thread;
-	/*
-	 * Best effort: with no active CPU in the mask it runs anywhere.  A
-	 * user pool's thread got the CPUs its model may use now, within the
-	 * cpuset it was attached to, not the pool's creation-time mask.
-	 */
-	if (!pool->user) {
-		set_cpus_allowed_ptr(thread, pool->cpumask);
-		set_user_nice(thread, pool->nice);
-	}
-	WRITE_ONCE(slot->thread, thread);
-	ws_stat_inc(pool, compensated);
-	wake_up_process(thread);
-}
-
-/*
- * A wait that may not take everything (@scope, or an isolated region)
- * found nothing it may run.  Before napping a tick, make sure that what
- * is queued in the pool has a thread that can run it: wake an idle
- * worker, or, if every thread of the pool is stuck like us, start a
- * compensation thread.
- */
-static void ws_nap_stuck(struct ws_worker *worker, struct ws_group *group,
-			 unsigned int state)
-{
-	struct ws_pool *pool = worker->pool;
-
-	atomic_inc(&pool->nr_stuck);
-	/*
-	 * Order our stuck mark and our own pushes before reading the
-	 * queues and counters.  Pairs with the smp_mb() in
-	 * ws_worker_sleep(): a worker going to sleep either sees our tasks
-	 * or we see it idle; and with this barrier in other stuck threads,
-	 * so that the last of them to get stuck sees all the others.
-	 */
-	smp_mb__after_atomic();
-	if (ws_pool_has_work(pool)) {
-		if (atomic_read(&pool->nr_idle))
-			ws_wake_one(pool);
-		else if (atomic_read(&pool->nr_stuck) >=
-			 READ_ONCE(pool->nr_threads) +
-			 hweight_long(READ_ONCE(pool->joined)))
-			ws_compensate(pool);
-	}
-	ws_nap_on_group(group, false, state);
-	atomic_dec(&pool->nr_stuck);
 }
 
 /*
@@ -1598,236 +1005,6 @@ int ws_worker_wait(struct ws_worker *worker, struct ws_group *group,
 				  });
 	worker->wait_depth--;
 	return end == WS_END_SIGNAL ? -EINTR : 0;
-}
-
-/*
- * ws_group_wait() from a thread that is not one of the pool's: join the
- * pool in a slot of our own and run tasks like a worker until the group
- * is done; with every join slot taken, just sleep.
- */
-static int ws_external_wait(struct ws_pool *pool, struct ws_group *group,
-			    bool killable)
-{
-	unsigned int state = killable ? WS_NAP_KILLABLE : WS_NAP_STATE;
-	struct ws_worker *slot = ws_join(pool);
-	int ret;
-
-	if (!slot) {
-		/*
-		 * The owner of a group finishes its lazy tasks without a
-		 * wake-up: poll every tick for those.
-		 */
-		while (!ws_group_done(group)) {
-			if (killable && fatal_signal_pending(current))
-				return -EINTR;
-			ws_nap_on_group(group, !group->owner, state);
-		}
-		return 0;
-	}
-	ret = ws_worker_wait(slot, group, killable);
-	ws_release_slot(slot);
-	return ret;
-}
-
-static __always_inline int ws_wait(struct ws_group *group, bool killable)
-{
-	struct ws_pool *pool = group->pool;
-	struct ws_worker *worker = ws_current_worker(pool);
-	int error = 0;
-
-	if (worker)
-		error = ws_worker_wait(worker, group, killable);
-	else if (!ws_group_done(group))
-		error = ws_external_wait(pool, group, killable);
-	if (error)
-		return error;
-	/* Ordered after the tasks by the acquire in ws_group_done(). */
-	error = READ_ONCE(group->error);
-	if (error)
-		return error;
-	return ws_group_cancelled(group) ? -ECANCELED : 0;
-}
-
-/**
- * ws_group_wait - wait until every task of a group has finished
- * @group: the group
- *
- * The caller runs tasks of the group's pool while it waits (its own deque
- * first, then mailed, queued, injected and stolen ones) until the group is
- * complete.  A thread that is not one of the pool's workers joins the
- * pool for the wait, in one of its %WS_MAX_JOINED join slots: tasks it
- * spawns meanwhile go to its own deque, where workers may steal them, and
- * the CPU time of the tasks it runs is its own.  With every join slot
- * taken, or in a pool created with attributes (a CPU mask, a worker limit
- * or a nice level, which only the pool's own workers keep), it sleeps
- * (TASK_IDLE) instead.  Nested waits stay within the
- * bounds of %WS_MAX_STEAL_DEPTH and %WS_MAX_WAIT_DEPTH, which keep them
- * within the kernel stack.
- *
- * The caller may run any task of the pool, so it must not hold a lock
- * that a task of the pool may take (or should wait inside ws_isolate()).
- *
- * When it returns, the group is empty and may be reused or freed, and the
- * writes of its tasks are visible to the caller.
- *
- * Context: process context, may sleep.
- * Return: 0; the first error a task reported with ws_task_fail(); or
- * -ECANCELED if the group was cancelled and no task reported an error.
- */
-int ws_group_wait(struct ws_group *group)
-{
-	return ws_wait(group, false);
-}
-EXPORT_SYMBOL_GPL(ws_group_wait);
-
-/**
- * ws_group_wait_killable - wait for a group unless the caller is killed
- * @group: the group
- *
- * Like ws_group_wait(), but stops, between two tasks or in its sleep, once
- * a fatal signal is pending for the caller, and then returns -EINTR while
- * tasks of the group may still be queued or running.  The caller must
- * then keep the group and its tasks valid until the group completes: for
- * example cancel it (ws_group_cancel()) and wait with ws_group_wait(),
- * which only waits for the tasks that already run, or have the group's
- * done callback free them.
- *
- * Context: process context, may sleep.
- * Return: as ws_group_wait(), or -EINTR.
- */
-int ws_group_wait_killable(struct ws_group *group)
-{
-	return ws_wait(group, true);
-}
-EXPORT_SYMBOL_GPL(ws_group_wait_killable);
-
-/*
- * Run @fn(@arg) as a thread of @pool, in an isolated region if @isolate.
- * A thread that is not one of the pool's joins it for the call.
- */
-static int ws_run_in_pool(struct ws_pool *pool, bool isolate,
-			  int (*fn)(void *arg), void *arg)
-{
-	struct ws_worker *worker = ws_current_worker(pool);
-	struct ws_worker *joined = NULL;
-	unsigned long outer;
-	u8 region;
-	int ret;
-
-	if (!worker) {
-		joined = ws_join(pool);
-		if (!joined)
-			return fn(arg);
-		worker = joined;
-	}
-	/* The address of a frame variable is unique while the region runs. */
-	outer = worker->inv.isolation;
-	if (isolate)
-		worker->inv.isolation = (unsigned long)&region;
-	ret = fn(arg);
-	worker->inv.isolation = outer;
-	if (joined)
-		ws_release_slot(joined);
-	return ret;
-}
-
-/**
- * ws_pool_execute - run a function as a thread of a pool
- * @pool: the pool; NULL for ws_system_pool
- * @fn: the function
- * @arg: its argument
- *
- * Like oneTBB's task_arena::execute(): a thread that is not one of
- * @pool's workers joins the pool in a join slot for the duration of
- * @fn, so the tasks @fn spawns go to the caller's own deque (others steal
- * them from there) and its waits run tasks on the caller's own CPU time,
- * with no hand-off to a worker.  On a worker of @pool, when every join
- * slot is taken, or in a pool created with attributes, this just calls
- * @fn.
- *
- * Context: process context, may sleep.
- * Return: what @fn returned.
- */
-int ws_pool_execute(struct ws_pool *pool, int (*fn)(void *arg), void *arg)
-{
-	return ws_run_in_pool(pool ? pool : ws_system_pool, false, fn, arg);
-}
-EXPORT_SYMBOL_GPL(ws_pool_execute);
-
-/**
- * ws_isolate - run a function in an isolated region of a pool
- * @pool: the pool; NULL for ws_system_pool
- * @fn: the function
- * @arg: its argument
- *
- * While @fn runs, the waits it makes (and those of the tasks it spawns,
- * wherever they run) take only tasks spawned inside the region: a lock
- * held around a nested parallel call cannot be entered again by an
- * unrelated task that the waiting thread picked up.  A thread that is not
- * one of @pool's workers joins the pool for the call, as with
- * ws_pool_execute(); with every join slot taken its waits sleep, which
- * isolates trivially.  Regions nest.  Isolated waits neither steal nor
- * take queued work; other workers still steal the region's tasks.
- *
- * Context: process context, may sleep.
- * Return: what @fn returned.
- */
-int ws_isolate(struct ws_pool *pool, int (*fn)(void *arg), void *arg)
-{
-	return ws_run_in_pool(pool ? pool : ws_system_pool, true, fn, arg);
-}
-EXPORT_SYMBOL_GPL(ws_isolate);
-
-/**
- * ws_pool_current - the slot of a pool that the current thread owns
- * @pool: the pool
- *
- * Return: the worker or join slot, or NULL outside the pool.
- */
-struct ws_worker *ws_pool_current(struct ws_pool *pool)
-{
-	return ws_current_worker(pool);
-}
-EXPORT_SYMBOL_NS_GPL(ws_pool_current, WSCHED_INTERNAL);
-
-/**
- * ws_spawn_local - spawn onto the caller's own deque without a wake-up
- * @worker: the caller's slot (ws_pool_current())
- * @group: the group, whose owner is not @worker (no lazy spawn)
- * @task: a ready task, set up with ws_task_init()
- *
- * For a task cheaper than a wake-up (the graph engine's cheap nodes): it
- * runs here, or is stolen by a worker that is awake anyway; the caller
- * may wake one with ws_wake_idle() when there is work worth it.
- */
-void ws_spawn_local(struct ws_worker *worker, struct ws_group *group,
-		    struct ws_task *task)
-{
-	struct ws_pool *pool = worker->pool;
-
-	task->isolation = worker->inv.isolation;
-	if (!ws_task_arm(group, task))
-		return;
-	if (likely(ws_deque_push(&worker->deque, task, GFP_NOWAIT))) {
-		ws_stat_inc(pool, spawned);
-		trace_wsched_spawn(pool, task);
-		return;
-	}
-	ws_inject(pool, task);
-}
-
-/**
- * ws_wake_idle - wake one idle worker of a pool, if any
- * @pool: the pool
- *
- * After ws_push_counted() or ws_spawn_local(): the full barrier orders
- * the pushes before the read of the idle count (pairs with the smp_mb() in ws_worker_sleep()).
- */
-void ws_wake_idle(struct ws_pool *pool)
-{
-	/* Pushes before nr_idle; pairs with smp_mb() in ws_worker_sleep(). */
-	smp_mb();
-	ws_wake_one(pool);
 }
 
 static __always_inline bool __ws_help(struct ws_worker *worker,
