@@ -764,8 +764,10 @@ enum ws_stop_on {
 };
 
 /*
- * How a caller of ws_dispatch() runs it.  Each caller passes a constant
- * policy, by value, so that the compiler specialises the loop for it.
+ * How a caller of ws_dispatch() runs it, passed by value so that the
+ * compiler specialises the loop for each caller: the fields a caller knows
+ * at compile time cost nothing (a caller whose flag is known only at run
+ * time tests it in the loop rather than keep two copies of it).
  * @idle: enum ws_idle_action
  * @stop: enum ws_stop_on
  * @once: WS_IDLE_SLEEP: return after the first sleep
@@ -922,18 +924,17 @@ bool ws_worker_run(struct ws_worker *worker, bool once)
 {
 	enum ws_dispatch_end end;
 
-	if (once)
-		end = ws_dispatch(worker, WS_RUN_ANY, ws_worker_stopping, worker,
-				  (struct ws_dispatch_policy){
-					.idle = WS_IDLE_SLEEP,
-					.stop = WS_STOP_SIGNAL,
-					.once = true,
-				  });
-	else
-		end = ws_dispatch(worker, WS_RUN_ANY, ws_worker_stopping, worker,
-				  (struct ws_dispatch_policy){
-					.idle = WS_IDLE_SLEEP,
-				  });
+	/*
+	 * One copy of the loop, @once tested at run time: a second copy
+	 * made the function span more pages, which costs translation-block
+	 * chaining under QEMU TCG, where the benchmarks run.
+	 */
+	end = ws_dispatch(worker, WS_RUN_ANY, ws_worker_stopping, worker,
+			  (struct ws_dispatch_policy){
+				.idle = WS_IDLE_SLEEP,
+				.stop = once ? WS_STOP_SIGNAL : WS_STOP_NONE,
+				.once = once,
+			  });
 	return end == WS_END_IDLE || end == WS_END_SIGNAL;
 }
 
@@ -992,17 +993,12 @@ int ws_worker_wait(struct ws_worker *worker, struct ws_group *group,
 	enum ws_dispatch_end end;
 
 	worker->wait_depth++;
-	if (killable)
-		end = ws_dispatch(worker, scope, ws_group_done_arg, group,
-				  (struct ws_dispatch_policy){
-					.idle = WS_IDLE_NAP,
-					.stop = WS_STOP_FATAL,
-				  });
-	else
-		end = ws_dispatch(worker, scope, ws_group_done_arg, group,
-				  (struct ws_dispatch_policy){
-					.idle = WS_IDLE_NAP,
-				  });
+	/* One copy of the loop, as in ws_worker_run(). */
+	end = ws_dispatch(worker, scope, ws_group_done_arg, group,
+			  (struct ws_dispatch_policy){
+				.idle = WS_IDLE_NAP,
+				.stop = killable ? WS_STOP_FATAL : WS_STOP_NONE,
+			  });
 	worker->wait_depth--;
 	return end == WS_END_SIGNAL ? -EINTR : 0;
 }
