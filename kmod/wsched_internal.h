@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * wsched internals shared by the core, debugfs and the KUnit tests.
+ * wsched internals shared by the module's files and the KUnit tests.
  */
 #ifndef _WSCHED_INTERNAL_H
 #define _WSCHED_INTERNAL_H
@@ -16,6 +16,7 @@
 
 #include "ws_deque.h"
 #include "ws_invoke.h"
+#include "wsched_trace.h"
 
 /* Initial slots of a join slot's deque (it grows like any other). */
 #define WS_DEQUE_JOIN_SLOTS	32
@@ -263,7 +264,21 @@ static __always_inline struct ws_worker *ws_current_worker(struct ws_pool *pool)
 	return ws_current_worker_slow(pool);
 }
 
-void ws_wake_one(struct ws_pool *pool);
+void __ws_wake_one(struct ws_pool *pool);
+
+/*
+ * Wake one sleeping worker, if any.  Callers that must not lose the
+ * wake-up (injection) issue a full barrier between publishing the work and
+ * calling this; see ws_worker_sleep() for the pairing.  Inline: every
+ * spawn calls it, and there is rarely anyone to wake.
+ */
+static __always_inline void ws_wake_one(struct ws_pool *pool)
+{
+	/* Pairs with atomic_inc() in ws_worker_sleep() (see its barrier). */
+	if (atomic_read(&pool->nr_idle))
+		__ws_wake_one(pool);
+}
+
 int ws_worker_wait(struct ws_worker *worker, struct ws_group *group,
 		   bool killable);
 struct ws_worker *ws_join(struct ws_pool *pool);
@@ -312,6 +327,90 @@ void ws_task_claim(struct ws_task *task);
 bool ws_in_pool(struct ws_pool *pool);
 struct module *ws_owner_module(void);
 bool ws_should_split(struct ws_pool *pool);
+
+/*
+ * Shared by dispatch.c (running tasks), group.c (groups, dependencies,
+ * spawning, waits) and join.c (join slots, compensation).
+ */
+
+/* Private group state, above the caller's flags. */
+#define WS_GROUP_CANCELLED_BIT	8
+
+/* Marks a finished task's successor list: no edge may be added any more. */
+#define WS_DEPS_CLOSED		((struct ws_dep *)1UL)
+
+/* How a wait sleeps: out of the load average, and killable if asked. */
+#define WS_NAP_STATE		TASK_IDLE
+#define WS_NAP_KILLABLE		(TASK_IDLE | TASK_WAKEKILL)
+
+struct ws_dep;
+
+struct ws_task *ws_release_deps(struct ws_worker *worker,
+				struct ws_task *task);
+void ws_nap_on_group(struct ws_group *group, bool forever, unsigned int state);
+void ws_nap_stuck(struct ws_worker *worker, struct ws_group *group,
+		  unsigned int state);
+int ws_compensator_thread(void *arg);
+
+/*
+ * Push a ready task onto our own deque.  Return false if the deque was
+ * full and could not grow (the task was not queued).
+ */
+static __always_inline bool ws_push_own(struct ws_pool *pool,
+					struct ws_worker *worker,
+					struct ws_task *task)
+{
+	if (unlikely(!ws_deque_push(&worker->deque, task, GFP_NOWAIT)))
+		return false;
+	ws_stat_inc(pool, spawned);
+	trace_wsched_spawn(pool, task);
+	/*
+	 * Deliberately no barrier: a missed wake-up here costs parallelism,
+	 * never progress, as this worker runs its own deque (or rechecks
+	 * with a barrier before it naps, see ws_nap_stuck()).  Later spawns
+	 * see the sleepers.
+	 */
+	ws_wake_one(pool);
+	return true;
+}
+
+/* Queue a ready task: our own deque on a worker, else the injection queue. */
+static inline void ws_queue_ready(struct ws_pool *pool, struct ws_worker *worker,
+				  struct ws_task *task)
+{
+	if (likely(worker) && ws_push_own(pool, worker, task))
+		return;
+	ws_inject(pool, task);
+}
+
+/*
+ * Drop @task's spawn reference.  Return true if it is ready to run, false
+ * if predecessors still hold it back (the last one to finish queues it).
+ *
+ * A task that runs always has deps == 1, whichever way it became ready:
+ * ws_task_precede() on a running task (one that then returns itself to
+ * run again after the new predecessor) counts from 1 like on a fresh one.
+ */
+static inline bool ws_task_release_spawn_ref(struct ws_pool *pool,
+					     struct ws_task *task)
+{
+	/*
+	 * deps == 1: only the spawn reference, no predecessor left.  Acquire
+	 * pairs with the fully ordered decrement of the last predecessor to
+	 * finish (ws_release_successors()): its writes happen before the
+	 * task runs here.
+	 */
+	if (likely(atomic_read_acquire(&task->deps) == 1))
+		return true;
+	/* Fully ordered; pairs with the decrements of finishing predecessors. */
+	if (atomic_dec_and_test(&task->deps)) {
+		/* Back to the running state; nobody else holds a reference. */
+		atomic_set(&task->deps, 1);
+		return true;
+	}
+	ws_stat_inc(pool, deferred);
+	return false;
+}
 
 /*
  * ws_group_init() + ws_group_set_done() without looking for the current

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fib_tsan: the core (kmod/core.c, pool.c, deque.c, parallel.c, unchanged)
- * running fib(20) with a spawn at every call, fib(20) with
- * ws_parallel_invoke() at every call, a parallel reduction, a pool
- * created and destroyed while a CPU goes offline and online, all under
+ * fib_tsan: the core (kmod/dispatch.c, group.c, join.c, pool.c, deque.c,
+ * parallel.c, unchanged) running fib(20) with a spawn at every call,
+ * fib(20) with ws_parallel_invoke() at every call, a parallel reduction, a
+ * pool created and destroyed while a CPU goes offline and online, all under
  * ThreadSanitizer; and the victims each CPU slot steals from first,
  * against the shim's made-up topology (native_kernel.h), also across
  * CPU hotplug.
@@ -520,7 +520,7 @@ int main(int argc, char **argv)
 	native_init();
 	if (known) {
 		/*
-		 * Paths with races ThreadSanitizer reports in kmod/core.c (see
+		 * Paths with races ThreadSanitizer reports in kmod/group.c (see
 		 * README.md): run separately so they do not hide the rest.
 		 */
 		printf("1..3\n");

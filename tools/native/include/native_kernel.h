@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * native_kernel.h - the kernel primitives wsched's core uses, mapped onto
- * user space (C11 atomics, pthreads), so that kmod/deque.c, kmod/core.c,
- * kmod/pool.c and kmod/parallel.c compile unchanged as a native library.
+ * user space (C11 atomics, pthreads), so that kmod/deque.c, kmod/dispatch.c,
+ * kmod/group.c, kmod/join.c, kmod/invoke.c, kmod/pool.c and kmod/parallel.c
+ * compile unchanged as a native library.
  * Every shim header under tools/native/include/linux/ includes this file.
  *
  * Memory model: the kernel's atomic_t/atomic_long_t are structs around a C11

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wsched groups: setting them up, cancellation and errors, dependencies
+ * between tasks, the ways to spawn a task into a group (own deque, FIFO
+ * queue, a CPU's mailbox) and waiting for a group.  What runs the tasks
+ * is in dispatch.c.  Documentation/design.rst explains the design.
+ */
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/wsched.h>
+
+#include "wsched_internal.h"
+
+/**
+ * struct ws_dep - an edge from a task to one of its successors
+ * @next: the predecessor's next edge
+ * @succ: the successor
+ */
+struct ws_dep {
+	struct ws_dep *next;
+	struct ws_task *succ;
+};
+
+/**
+ * ws_group_init_flags - prepare an empty task group
+ * @group: the group
+ * @pool: the pool its tasks run in; NULL for ws_system_pool
+ * @flags: 0 or %WS_GROUP_CANCEL_ON_ERROR
+ */
+void ws_group_init_flags(struct ws_group *group, struct ws_pool *pool,
+			 unsigned long flags)
+{
+	atomic_set(&group->pending, 0);
+	group->error = 0;
+	group->flags = flags & WS_GROUP_CANCEL_ON_ERROR;
+	group->pool = pool ? pool : ws_system_pool;
+	group->done = NULL;
+	/* Set up on a thread of the pool: that thread's spawns are lazy. */
+	group->owner = ws_current_worker(group->pool);
+	group->lazy = 0;
+	atomic_set(&group->stolen, 0);
+}
+EXPORT_SYMBOL_GPL(ws_group_init_flags);
+
+/**
+ * ws_group_cancel - cancel the tasks of a group that have not started
+ * @group: the group
+ *
+ * Tasks of the group that start after this run their cancel hook (if any)
+ * instead of their function.  Running tasks finish; they can poll
+ * ws_group_cancelled().  ws_group_wait() then returns -ECANCELED unless a
+ * task reported an error first.  Callable from any context.
+ */
+void ws_group_cancel(struct ws_group *group)
+{
+	set_bit(WS_GROUP_CANCELLED_BIT, &group->flags);
+}
+EXPORT_SYMBOL_GPL(ws_group_cancel);
+
+/**
+ * ws_group_cancelled - whether a group was cancelled
+ * @group: the group
+ *
+ * Return: true once ws_group_cancel() was called on @group, or a task
+ * failed in a group set up with %WS_GROUP_CANCEL_ON_ERROR.
+ */
+bool ws_group_cancelled(struct ws_group *group)
+{
+	return test_bit(WS_GROUP_CANCELLED_BIT, &group->flags);
+}
+EXPORT_SYMBOL_GPL(ws_group_cancelled);
+
+/**
+ * ws_task_fail - report that a running task failed
+ * @task: the task, from inside its own function
+ * @error: a negative errno
+ *
+ * The group keeps the first error reported, and ws_group_wait() returns
+ * it.  In a group set up with %WS_GROUP_CANCEL_ON_ERROR the failure also
+ * cancels the group's tasks that have not started.
+ */
+void ws_task_fail(struct ws_task *task, int error)
+{
+	struct ws_group *group = task->group;
+
+	if (WARN_ON_ONCE(error >= 0))
+		error = -EINVAL;
+	/* Fully ordered; the first error wins. Read after the group's wait. */
+	cmpxchg(&group->error, 0, error);
+	/* READ_ONCE(): ws_group_cancel() may set_bit() the same word. */
+	if (READ_ONCE(group->flags) & WS_GROUP_CANCEL_ON_ERROR)
+		ws_group_cancel(group);
+}
+EXPORT_SYMBOL_GPL(ws_task_fail);
+
+/**
+ * ws_task_precede - make a task wait for another
+ * @pred: the predecessor: set up, and spawned, running or finished
+ * @succ: the successor: set up with ws_task_init() and not yet spawned
+ * @gfp: allocation flags for the edge
+ *
+ * @succ will not start before @pred has finished (run, failed or been
+ * cancelled).  If @pred has already finished, nothing changes.  Builds
+ * arbitrary DAGs, before or during their execution.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int ws_task_precede(struct ws_task *pred, struct ws_task *succ, gfp_t gfp)
+{
+	struct ws_dep *dep, *head;
+
+	dep = kmalloc(sizeof(*dep), gfp);
+	if (!dep)
+		return -ENOMEM;
+	dep->succ = succ;
+	/* Not yet spawned, so deps >= 1 and cannot reach zero here. */
+	atomic_inc(&succ->deps);
+	head = READ_ONCE(pred->successors);
+	do {
+		if (head == WS_DEPS_CLOSED) {
+			/* @pred already finished: no edge needed. */
+			atomic_dec(&succ->deps);
+			kfree(dep);
+			return 0;
+		}
+		dep->next = head;
+		/*
+		 * Fully ordered on success; pairs with the cmpxchg() and
+		 * xchg() that close the list in ws_release_successors() and
+		 * ws_release_deps(): either we link before the close and are
+		 * released, or we see it closed.
+		 */
+	} while (!try_cmpxchg(&pred->successors, &head, dep));
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ws_task_precede);
+
+/*
+ * @task has finished: release its successors.  Return the first one that
+ * became ready and may run here (for bypass), queue the others.  Inside
+ * an isolated region, a successor from outside it goes to the injection
+ * queue so that the region's waits never see it.
+ */
+noinline struct ws_task *ws_release_deps(struct ws_worker *worker,
+					 struct ws_task *task)
+{
+	struct ws_task *first = NULL;
+	struct ws_dep *dep, *next;
+
+	/* Fully ordered; pairs with try_cmpxchg() in ws_task_precede(). */
+	dep = xchg(&task->successors, WS_DEPS_CLOSED);
+	/* Already closed: a finished task spawned again without init. */
+	if (dep == WS_DEPS_CLOSED)
+		return NULL;
+	for (; dep; dep = next) {
+		struct ws_task *succ = dep->succ;
+		struct ws_pool *pool;
+
+		next = dep->next;
+		kfree(dep);
+		/*
+		 * Fully ordered: our writes happen before the successor
+		 * runs, wherever it runs.  Only a spawned successor (which
+		 * has its group set) can reach zero.
+		 */
+		if (!atomic_dec_and_test(&succ->deps))
+			continue;
+		/*
+		 * Ours alone now: set the running state (see
+		 * ws_task_release_spawn_ref()) before publishing the task.
+		 */
+		atomic_set(&succ->deps, 1);
+		pool = succ->group->pool;
+		ws_stat_inc(pool, released);
+		if (pool != worker->pool ||
+		    (worker->inv.isolation &&
+		     succ->isolation != worker->inv.isolation))
+			ws_inject(pool, succ);
+		else if (!first)
+			first = succ;
+		else
+			ws_queue_ready(pool, worker, succ);
+	}
+	return first;
+}
+
+/* Account @task in @group; return true if it is ready to run. */
+static __always_inline bool ws_task_arm(struct ws_group *group,
+					struct ws_task *task)
+{
+	task->group = group;
+	task->flags = 0;
+	/*
+	 * Unordered: publishing the task (release of bottom, or a fully
+	 * ordered queue insertion) orders this before any decrement of it.
+	 */
+	atomic_inc(&group->pending);
+	return ws_task_release_spawn_ref(group->pool, task);
+}
+
+/**
+ * ws_spawn - queue a task for execution in a group
+ * @group: the group, set up with ws_group_init()
+ * @task: the task, set up with ws_task_init(), not queued elsewhere
+ *
+ * From a worker of the group's pool the task goes to the bottom of the
+ * worker's own deque, where the worker pops it or another worker steals
+ * it.  From any other context (another thread, an interrupt) it goes to
+ * the pool's injection queue.  A task with unfinished predecessors is
+ * queued by the last of them to finish.  Never sleeps, never fails.
+ */
+void ws_spawn(struct ws_group *group, struct ws_task *task)
+{
+	struct ws_pool *pool = group->pool;
+	struct ws_worker *worker = ws_current_worker(pool);
+
+	if (worker) {
+		task->isolation = worker->inv.isolation;
+		/*
+		 * The group's owner spawning a ready task: lazy join, as in
+		 * libfork.  The task is counted only in the owner's own
+		 * counter, with no atomic operation; a thief that takes it
+		 * counts it in the group (ws_task_claim()).  Acquire as in
+		 * ws_task_release_spawn_ref().
+		 */
+		if (group->owner == worker &&
+		    likely(atomic_read_acquire(&task->deps) == 1)) {
+			task->group = group;
+			task->flags = WS_TASK_LAZY;
+			/* Owner only; ws_group_done() reads it locklessly. */
+			WRITE_ONCE(group->lazy, group->lazy + 1);
+			if (likely(ws_push_own(pool, worker, task)))
+				return;
+			/* The deque could not grow: count it after all. */
+			task->flags = 0;
+			atomic_inc(&group->pending);
+			WRITE_ONCE(group->lazy, group->lazy - 1);
+			ws_inject(pool, task);
+			return;
+		}
+	}
+	if (ws_task_arm(group, task))
+		ws_queue_ready(pool, worker, task);
+}
+EXPORT_SYMBOL_GPL(ws_spawn);
+
+/**
+ * ws_enqueue - queue a task in the pool's FIFO queue
+ * @group: the group
+ * @task: the task, set up with ws_task_init(), not queued elsewhere
+ *
+ * Enqueued tasks start in the order they were enqueued, and a stream of
+ * spawns cannot starve them: every worker serves the FIFO queue at least
+ * once per %WS_FIFO_PERIOD tasks it takes, and idle workers serve it
+ * before they steal.  Costs a spinlock per call.  Callable from any
+ * context.
+ */
+void ws_enqueue(struct ws_group *group, struct ws_task *task)
+{
+	struct ws_pool *pool = group->pool;
+	unsigned long flags;
+
+	if (!ws_task_arm(group, task))
+		return;
+	task->node.next = NULL;
+	raw_spin_lock_irqsave(&pool->fifo_lock, flags);
+	/*
+	 * fifo_tail points at fifo_head when the queue is empty.  Stores to
+	 * fifo_head are WRITE_ONCE(): ws_pool_has_work() and the peek in
+	 * ws_take_fifo() read it without the lock.
+	 */
+	if (pool->fifo_tail == &pool->fifo_head)
+		WRITE_ONCE(pool->fifo_head, &task->node);
+	else
+		*pool->fifo_tail = &task->node;
+	pool->fifo_tail = &task->node.next;
+	raw_spin_unlock_irqrestore(&pool->fifo_lock, flags);
+	ws_stat_inc(pool, enqueued);
+	/* Publish before looking for sleepers; as in ws_inject(). */
+	smp_mb();
+	ws_wake_one(pool);
+}
+EXPORT_SYMBOL_GPL(ws_enqueue);
+
+/**
+ * ws_spawn_on - queue a task with a hint to run it on a given CPU
+ * @group: the group
+ * @task: the task, set up with ws_task_init(), not queued elsewhere
+ * @cpu: the CPU whose worker should run it
+ *
+ * The task goes to the mailbox of @cpu's worker, which takes it when it
+ * has nothing of its own to run; a worker that is out of work may still
+ * steal it from there: if @cpu's worker is busy when the task is mailed,
+ * an idle worker is woken to do so.  If @cpu has no worker, this is
+ * ws_spawn().
+ * Callable from any context.
+ */
+void ws_spawn_on(struct ws_group *group, struct ws_task *task, int cpu)
+{
+	struct ws_pool *pool = group->pool;
+	struct ws_worker *self, *target;
+	unsigned long flags;
+
+	/* A hint only: the check races with hotplug, handled below. */
+	if (cpu < 0 || cpu >= pool->nr_cpus ||
+	    !READ_ONCE(pool->workers[cpu]->thread)) {
+		ws_spawn(group, task);
+		return;
+	}
+	self = ws_current_worker(pool);
+	if (self)
+		task->isolation = self->inv.isolation;
+	if (!ws_task_arm(group, task))
+		return;
+	target = pool->workers[cpu];
+	llist_add(&task->node, &target->mailbox);
+	ws_stat_inc(pool, mailed);
+	/*
+	 * Publish before checking whether the target sleeps; pairs with
+	 * the smp_mb() in ws_worker_sleep().
+	 */
+	smp_mb();
+	/*
+	 * The target's CPU went offline after our check and its mailbox was
+	 * already drained: wake anyone, who will steal from the mailbox.
+	 * Pairs with WRITE_ONCE() of thread before the drain in
+	 * ws_cpu_offline().
+	 */
+	if (unlikely(!READ_ONCE(target->thread))) {
+		ws_wake_one(pool);
+		return;
+	}
+	if (!atomic_read(&pool->nr_idle))
+		return;
+	/*
+	 * Wake the target if it sleeps.  If it is busy it may not read its
+	 * mailbox for a long time (a long task, an isolated region, a wait
+	 * too deep to take other work): wake another worker, which takes
+	 * the task from the mailbox once it finds nothing else to run.
+	 */
+	raw_spin_lock_irqsave(&pool->idle_lock, flags);
+	if (!list_empty(&target->idle_node))
+		ws_wake_locked(pool, target);
+	else if (!list_empty(&pool->idle_list))
+		ws_wake_locked(pool, list_first_entry(&pool->idle_list,
+						      struct ws_worker,
+						      idle_node));
+	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
+}
+EXPORT_SYMBOL_GPL(ws_spawn_on);
+
+/**
+ * ws_spawn_local - spawn onto the caller's own deque without a wake-up
+ * @worker: the caller's slot (ws_pool_current())
+ * @group: the group, whose owner is not @worker (no lazy spawn)
+ * @task: a ready task, set up with ws_task_init()
+ *
+ * For a task cheaper than a wake-up (the graph engine's cheap nodes): it
+ * runs here, or is stolen by a worker that is awake anyway; the caller
+ * may wake one with ws_wake_idle() when there is work worth it.
+ */
+void ws_spawn_local(struct ws_worker *worker, struct ws_group *group,
+		    struct ws_task *task)
+{
+	struct ws_pool *pool = worker->pool;
+
+	task->isolation = worker->inv.isolation;
+	if (!ws_task_arm(group, task))
+		return;
+	if (likely(ws_deque_push(&worker->deque, task, GFP_NOWAIT))) {
+		ws_stat_inc(pool, spawned);
+		trace_wsched_spawn(pool, task);
+		return;
+	}
+	ws_inject(pool, task);
+}
+
+/*
+ * ws_group_wait() from a thread that is not one of the pool's: join the
+ * pool in a slot of our own and run tasks like a worker until the group
+ * is done; with every join slot taken, just sleep.
+ */
+static int ws_external_wait(struct ws_pool *pool, struct ws_group *group,
+			    bool killable)
+{
+	unsigned int state = killable ? WS_NAP_KILLABLE : WS_NAP_STATE;
+	struct ws_worker *slot = ws_join(pool);
+	int ret;
+
+	if (!slot) {
+		/*
+		 * The owner of a group finishes its lazy tasks without a
+		 * wake-up: poll every tick for those.
+		 */
+		while (!ws_group_done(group)) {
+			if (killable && fatal_signal_pending(current))
+				return -EINTR;
+			ws_nap_on_group(group, !group->owner, state);
+		}
+		return 0;
+	}
+	ret = ws_worker_wait(slot, group, killable);
+	ws_release_slot(slot);
+	return ret;
+}
+
+static __always_inline int ws_wait(struct ws_group *group, bool killable)
+{
+	struct ws_pool *pool = group->pool;
+	struct ws_worker *worker = ws_current_worker(pool);
+	int error = 0;
+
+	if (worker)
+		error = ws_worker_wait(worker, group, killable);
+	else if (!ws_group_done(group))
+		error = ws_external_wait(pool, group, killable);
+	if (error)
+		return error;
+	/* Ordered after the tasks by the acquire in ws_group_done(). */
+	error = READ_ONCE(group->error);
+	if (error)
+		return error;
+	return ws_group_cancelled(group) ? -ECANCELED : 0;
+}
+
+/**
+ * ws_group_wait - wait until every task of a group has finished
+ * @group: the group
+ *
+ * The caller runs tasks of the group's pool while it waits (its own deque
+ * first, then mailed, queued, injected and stolen ones) until the group is
+ * complete.  A thread that is not one of the pool's workers joins the
+ * pool for the wait, in one of its %WS_MAX_JOINED join slots: tasks it
+ * spawns meanwhile go to its own deque, where workers may steal them, and
+ * the CPU time of the tasks it runs is its own.  With every join slot
+ * taken, or in a pool created with attributes (a CPU mask, a worker limit
+ * or a nice level, which only the pool's own workers keep), it sleeps
+ * (TASK_IDLE) instead.  Nested waits stay within the
+ * bounds of %WS_MAX_STEAL_DEPTH and %WS_MAX_WAIT_DEPTH, which keep them
+ * within the kernel stack.
+ *
+ * The caller may run any task of the pool, so it must not hold a lock
+ * that a task of the pool may take (or should wait inside ws_isolate()).
+ *
+ * When it returns, the group is empty and may be reused or freed, and the
+ * writes of its tasks are visible to the caller.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; the first error a task reported with ws_task_fail(); or
+ * -ECANCELED if the group was cancelled and no task reported an error.
+ */
+int ws_group_wait(struct ws_group *group)
+{
+	return ws_wait(group, false);
+}
+EXPORT_SYMBOL_GPL(ws_group_wait);
+
+/**
+ * ws_group_wait_killable - wait for a group unless the caller is killed
+ * @group: the group
+ *
+ * Like ws_group_wait(), but stops, between two tasks or in its sleep, once
+ * a fatal signal is pending for the caller, and then returns -EINTR while
+ * tasks of the group may still be queued or running.  The caller must
+ * then keep the group and its tasks valid until the group completes: for
+ * example cancel it (ws_group_cancel()) and wait with ws_group_wait(),
+ * which only waits for the tasks that already run, or have the group's
+ * done callback free them.
+ *
+ * Context: process context, may sleep.
+ * Return: as ws_group_wait(), or -EINTR.
+ */
+int ws_group_wait_killable(struct ws_group *group)
+{
+	return ws_wait(group, true);
+}
+EXPORT_SYMBOL_GPL(ws_group_wait_killable);
