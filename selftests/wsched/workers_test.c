@@ -33,6 +33,9 @@
  * - sched_idle, sched_batch: nodes run with the submitter's policy.
  * - sigkill: a process killed with graphs in flight leaves no file, set
  *   or worker behind.
+ * - stopped_worker_exit: a worker stopped by its set's teardown while it
+ *   slept, whose exit releases another file (the last mapping of its
+ *   rings) and so destroys another set, is no worker of any set by then.
  * - max_workers: WSCHED_IOC_MAX_WORKERS reads and sets the file's cap, and
  *   a cap of 1 holds the set to one worker.
  * - split_node_workers: a one-node graph whose op splits its range
@@ -1369,6 +1372,111 @@ TEST_F_TIMEOUT(wk, sigkill, 180)
 	EXPECT_OK(wait_base(&self->base, true, false, 10000, &took));
 	TH_LOG("back to the baseline %.0f ms after the reap", took / 1e6);
 	close(up[0]);
+}
+
+/* ---- a worker stopped by its set's teardown, releasing a file --------- */
+
+/* The first CPU the caller may use, or -1. */
+static int first_allowed_cpu(void)
+{
+	cpu_set_t set;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			return cpu;
+	return -1;
+}
+
+/* One graph through @r that workers of the caller's own set run. */
+static const char *graph_on_workers(struct ring *r, __u32 g)
+{
+	const char *w;
+
+	if (!push_graph(r, WSCHED_OP_SPIN, SPIN_NOT_CHEAP, 2, g, false))
+		return why("SQ full");
+	w = submit(r);
+	if (w)
+		return w;
+	return reap_graphs(r, 1, false, NULL, 0, NULL, 60000, NULL, NULL);
+}
+
+/*
+ * The process of stopped_worker_exit, on one CPU: a file whose only
+ * set is a dead child's, kept by a mapping alone, and a file of its own
+ * with a worker that is asleep when the process exits.
+ */
+static const char *stop_child(void *arg)
+{
+	struct sched_param fifo = { .sched_priority = 1 };
+	bool uw = *(bool *)arg;
+	struct ring kept, mine;
+	int cpu = first_allowed_cpu(), status, tasks;
+	const char *w;
+	cpu_set_t one;
+	pid_t pid;
+
+	if (cpu < 0)
+		return why("sched_getaffinity: %s", strerror(errno));
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	/* Our workers take this mask when they are made. */
+	if (sched_setaffinity(0, sizeof(one), &one))
+		return why("sched_setaffinity: %s", strerror(errno));
+	if (ring_open(&kept, 8, 0, 0))
+		return why("ring_open: %s", strerror(errno));
+	/* A child runs a graph through the file: the file keeps its set. */
+	pid = fork();
+	if (pid < 0)
+		return why("fork: %s", strerror(errno));
+	if (!pid)
+		_exit(graph_on_workers(&kept, 0) ? 1 : 0);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return why("the grandchild failed (status %#x)", status);
+	/* From now on only our mm holds the file, through the rings. */
+	close(kept.fd);
+	kept.fd = -1;
+	if (ring_open(&mine, 8, 0, 0))
+		return why("ring_open: %s", strerror(errno));
+	w = graph_on_workers(&mine, 1);
+	if (w)
+		return w;
+	tasks = nr_tasks(getpid());
+	if (uw && tasks < 2)
+		return why("no worker thread in the process (%d tasks)", tasks);
+	/*
+	 * Exit above our worker's class: the release of @mine stops the
+	 * worker before the worker may handle its SIGKILL, and takes the
+	 * CPU back, freeing the set, as soon as the worker has left its
+	 * loop.  The worker, last user of the mm, then unmaps @kept and
+	 * releases that file, destroying the dead child's set.
+	 */
+	if (sched_setscheduler(0, SCHED_FIFO, &fifo))
+		return why("SCHED_FIFO: %s", strerror(errno));
+	return NULL;
+}
+
+/*
+ * A worker thread stopped by its set's teardown while asleep, whose own
+ * exit then releases another /dev/wsched file, must not be taken for a
+ * worker of any pool: its set, and the slot it had, are gone by then.
+ * A stale slot pointer showed as a use after free (KASAN) or as a WARN
+ * in the destruction of a newer set at the same address.  The same
+ * scenario 20 times; everything must be gone afterwards.
+ */
+TEST_F_TIMEOUT(wk, stopped_worker_exit, 300)
+{
+	__u64 took;
+	int i;
+
+	for (i = 0; i < 20; i++)
+		ASSERT_OK(run_child(stop_child, &self->uw, 120))
+			TH_LOG("round %d", i);
+	EXPECT_OK(wait_base(&self->base, true, false, 10000, &took));
+	TH_LOG("back to the baseline %.0f ms after the last exit", took / 1e6);
 }
 
 /* ---- WSCHED_IOC_MAX_WORKERS -------------------------------------------- */
