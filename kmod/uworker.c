@@ -254,19 +254,27 @@ static bool ws_user_worker_fn(void *arg)
 	if (worker->ustate != WS_USLOT_LIVE)
 		return false;
 	__set_current_state(TASK_RUNNING);
-	if (unlikely(!worker->thread)) {
-		/*
-		 * Found by ws_current_worker() through worker_private, which
-		 * no other user of PF_USER_WORKER threads without
-		 * PF_IO_WORKER sets; only the owner stores its own pointer.
-		 */
-		current->worker_private = worker;
+	/*
+	 * Found by ws_current_worker() through worker_private, which no
+	 * other user of PF_USER_WORKER threads without PF_IO_WORKER sets.
+	 * Set only while we run tasks: between calls vhost_task_stop() may
+	 * end the loop, and the thread then exits without the kill handler,
+	 * after the pool's destroyer freed @worker.  Its exit can still
+	 * release a /dev/wsched file (as the last user of the mm, it unmaps
+	 * the rings), whose teardown asks ws_current_worker() about other
+	 * pools: a stale pointer there is a use after free, and it matched
+	 * a newer pool allocated at the same address.
+	 */
+	current->worker_private = worker;
+	if (unlikely(!worker->thread))
+		/* Only the owner stores its own pointer. */
 		WRITE_ONCE(worker->thread, current);
-	}
-	if (ws_worker_run(worker, true))
-		return true;
+	ws_worker_run(worker, true);
 	current->worker_private = NULL;
-	/* Left: the state read above keeps us asleep from now on. */
+	/*
+	 * Asleep until woken, or left the pool: then the state read above
+	 * keeps us asleep until ws_user_reap() stops us.
+	 */
 	return true;
 }
 
