@@ -168,23 +168,33 @@ bool ws_pool_has_work(struct ws_pool *pool)
  * ws_wake_locked - wake an idle worker
  * @pool: its pool, whose idle_lock the caller holds
  * @worker: a worker on the pool's idle list; it is taken off the list
+ * @wake_flags: 0, or WS_WF_SYNC from a waker that is about to sleep (so
+ *	that the scheduler puts the worker on the waker's CPU)
  */
-void ws_wake_locked(struct ws_pool *pool, struct ws_worker *worker)
+void ws_wake_locked(struct ws_pool *pool, struct ws_worker *worker,
+		    int wake_flags)
 {
+	struct wait_queue_entry wqe;
+
 	lockdep_assert_held(&pool->idle_lock);
 	list_del_init(&worker->idle_node);
 	atomic_dec(&pool->nr_idle);
 	/*
 	 * Under idle_lock: the worker takes the lock before it can return
-	 * from its sleep and exit, so the thread is alive.
+	 * from its sleep and exit, so the thread is alive.  What
+	 * wake_up_process() does, with the flags passed on.
 	 */
-	wake_up_process(worker->thread);
+	init_waitqueue_entry(&wqe, worker->thread);
+	default_wake_function(&wqe, TASK_NORMAL, wake_flags, NULL);
 	ws_stat_inc(pool, wakeups);
 	trace_wsched_wake(pool, worker->cpu);
 }
 
-/* ws_wake_one() saw an idle worker: wake the first on the idle list. */
-void __ws_wake_one(struct ws_pool *pool)
+/*
+ * ws_wake_one() saw an idle worker: wake the first on the idle list, with
+ * @wake_flags (ws_wake_locked()).
+ */
+void __ws_wake_one(struct ws_pool *pool, int wake_flags)
 {
 	struct ws_worker *worker;
 	unsigned long flags;
@@ -193,7 +203,7 @@ void __ws_wake_one(struct ws_pool *pool)
 	worker = list_first_entry_or_null(&pool->idle_list, struct ws_worker,
 					  idle_node);
 	if (worker)
-		ws_wake_locked(pool, worker);
+		ws_wake_locked(pool, worker, wake_flags);
 	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
 }
 

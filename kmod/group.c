@@ -342,11 +342,11 @@ void ws_spawn_on(struct ws_group *group, struct ws_task *task, int cpu)
 	 */
 	raw_spin_lock_irqsave(&pool->idle_lock, flags);
 	if (!list_empty(&target->idle_node))
-		ws_wake_locked(pool, target);
+		ws_wake_locked(pool, target, 0);
 	else if (!list_empty(&pool->idle_list))
 		ws_wake_locked(pool, list_first_entry(&pool->idle_list,
 						      struct ws_worker,
-						      idle_node));
+						      idle_node), 0);
 	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
 }
 EXPORT_SYMBOL_GPL(ws_spawn_on);

@@ -290,9 +290,6 @@ static unsigned int ws_job_split(struct ws_job_state *st,
 static void ws_job_wake_here(void *arg)
 {
 	struct ws_pool *pool = arg;
-	struct wait_queue_entry wqe;
-	struct ws_worker *worker;
-	unsigned long flags;
 
 	/*
 	 * The caller pushed the helper task before it queued this call
@@ -302,22 +299,8 @@ static void ws_job_wake_here(void *arg)
 	 * ws_worker_sleep(), as in ws_wake_idle().
 	 */
 	smp_mb();
-	if (!atomic_read(&pool->nr_idle))
-		return;
-	raw_spin_lock_irqsave(&pool->idle_lock, flags);
-	worker = list_first_entry_or_null(&pool->idle_list, struct ws_worker,
-					  idle_node);
-	if (worker) {
-		/* As ws_wake_locked(), which wakes without a flag. */
-		list_del_init(&worker->idle_node);
-		atomic_dec(&pool->nr_idle);
-		/* Under idle_lock: the thread is alive (ws_wake_locked()). */
-		init_waitqueue_entry(&wqe, worker->thread);
-		default_wake_function(&wqe, TASK_NORMAL, WS_WF_SYNC, NULL);
-		ws_stat_inc(pool, wakeups);
-		trace_wsched_wake(pool, worker->cpu);
-	}
-	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
+	if (atomic_read(&pool->nr_idle))
+		__ws_wake_one(pool, WS_WF_SYNC);
 }
 
 /*

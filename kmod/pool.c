@@ -64,7 +64,7 @@ void ws_freeze_pools(bool freeze)
 		if (!freeze)
 			list_for_each_entry_safe(worker, tmp, &pool->idle_list,
 						 idle_node)
-				ws_wake_locked(pool, worker);
+				ws_wake_locked(pool, worker, 0);
 		raw_spin_unlock_irq(&pool->idle_lock);
 	}
 	WRITE_ONCE(ws_frozen, freeze);

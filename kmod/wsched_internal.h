@@ -264,7 +264,7 @@ static __always_inline struct ws_worker *ws_current_worker(struct ws_pool *pool)
 	return ws_current_worker_slow(pool);
 }
 
-void __ws_wake_one(struct ws_pool *pool);
+void __ws_wake_one(struct ws_pool *pool, int wake_flags);
 
 /*
  * Wake one sleeping worker, if any.  Callers that must not lose the
@@ -276,7 +276,7 @@ static __always_inline void ws_wake_one(struct ws_pool *pool)
 {
 	/* Pairs with atomic_inc() in ws_worker_sleep() (see its barrier). */
 	if (atomic_read(&pool->nr_idle))
-		__ws_wake_one(pool);
+		__ws_wake_one(pool, 0);
 }
 
 int ws_worker_wait(struct ws_worker *worker, struct ws_group *group,
@@ -318,7 +318,8 @@ unsigned int ws_user_grow(struct ws_pool *pool, unsigned int want);
 void ws_user_refresh(struct ws_pool *pool);
 int ws_user_init(struct ws_pool *pool);
 void ws_user_stop_all(struct ws_pool *pool);
-void ws_wake_locked(struct ws_pool *pool, struct ws_worker *worker);
+void ws_wake_locked(struct ws_pool *pool, struct ws_worker *worker,
+		    int wake_flags);
 void ws_freeze_pools(bool freeze);
 void ws_reap_compensator(struct ws_worker *slot);
 bool ws_pool_has_work(struct ws_pool *pool);
