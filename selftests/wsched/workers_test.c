@@ -1448,6 +1448,13 @@ static const char *stop_child(void *arg)
 	if (uw && tasks < 2)
 		return why("no worker thread in the process (%d tasks)", tasks);
 	/*
+	 * Let the worker stop spinning and go to sleep: the set's teardown
+	 * waits for an idle set, and that wait would let it run first.
+	 */
+	usleep(100000);
+	/* Only our fd holds @mine: its release is the exit's own. */
+	ring_unmap(&mine);
+	/*
 	 * Exit above our worker's class: the release of @mine stops the
 	 * worker before the worker may handle its SIGKILL, and takes the
 	 * CPU back, freeing the set, as soon as the worker has left its
