@@ -158,6 +158,7 @@ static const struct {
 	{ WSCHED_IOC_UNREGISTER_BUFFERS, "UNREGISTER_BUFFERS", { ENXIO, EBUSY } },
 	{ WSCHED_IOC_OP_LOOKUP, "OP_LOOKUP", { EINVAL, ENOENT, EFAULT } },
 	{ WSCHED_IOC_OP_LIST, "OP_LIST", { EINVAL, EFAULT } },
+	{ WSCHED_IOC_MAX_WORKERS, "MAX_WORKERS", { EFAULT, EINTR } },
 };
 
 static const char *cmd_name(unsigned long cmd)
@@ -743,6 +744,14 @@ static void gen_arg(unsigned long cmd, void *buf, size_t len, struct ring *r)
 			memset(l->info.name, 'a' + rnd() % 26, sizeof(l->info.name));
 		break;
 	}
+	case WSCHED_IOC_MAX_WORKERS: {
+		__u32 *cap = buf;
+
+		/* Mostly a read (0) or a small cap; sometimes any value. */
+		if (chance(50))
+			*cap = chance(90) ? 1 + rnd() % 8 : (__u32)rnd_val();
+		break;
+	}
 	case WSCHED_IOC_OP_LIST: {
 		struct wsched_op_list *l = buf;
 
@@ -814,7 +823,7 @@ TEST_F_TIMEOUT(fuzz, ioctls, 300)
 		WSCHED_IOC_PROBE, WSCHED_IOC_SUBMIT_GRAPH, WSCHED_IOC_SETUP,
 		WSCHED_IOC_ENTER, WSCHED_IOC_REGISTER_BUFFERS,
 		WSCHED_IOC_UNREGISTER_BUFFERS, WSCHED_IOC_OP_LOOKUP,
-		WSCHED_IOC_OP_LIST,
+		WSCHED_IOC_OP_LIST, WSCHED_IOC_MAX_WORKERS,
 	};
 	__u64 end = deadline_for(0.2);
 	struct fz_ring rings[3];
@@ -873,7 +882,8 @@ TEST_F_TIMEOUT(fuzz, ioctls, 300)
 			argp = (uintptr_t)pool + POOL_LEN - rnd() % (_IOC_SIZE(cmd) + 1);
 		if (cmd == WSCHED_IOC_PROBE || cmd == WSCHED_IOC_OP_LIST ||
 		    cmd == WSCHED_IOC_OP_LOOKUP || cmd == WSCHED_IOC_SETUP ||
-		    cmd == WSCHED_IOC_ENTER || cmd == WSCHED_IOC_SUBMIT_GRAPH) {
+		    cmd == WSCHED_IOC_ENTER || cmd == WSCHED_IOC_SUBMIT_GRAPH ||
+		    cmd == WSCHED_IOC_MAX_WORKERS) {
 			/* these write back: never into the read-only page */
 			if (argp == (uintptr_t)ro_page)
 				argp = 8;
@@ -1211,6 +1221,7 @@ static void *race_ioctler(void *arg)
 	static const unsigned long cmds[] = {
 		WSCHED_IOC_PROBE, WSCHED_IOC_SETUP, WSCHED_IOC_OP_LOOKUP,
 		WSCHED_IOC_OP_LIST, WSCHED_IOC_SUBMIT_GRAPH, WSCHED_IOC_ENTER,
+		WSCHED_IOC_MAX_WORKERS,
 	};
 	static __thread unsigned char buf[1024];
 
