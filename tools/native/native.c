@@ -438,12 +438,6 @@ void init_wait_var_entry(struct wait_bit_queue_entry *wbq, void *var, int flags)
 	INIT_LIST_HEAD(&wbq->wq_entry.entry);
 }
 
-int default_wake_function(struct wait_queue_entry *e, unsigned int mode,
-			  int flags, void *key)
-{
-	return wake_up_process(e->private);
-}
-
 long prepare_to_wait_event(struct wait_queue_head *wq, struct wait_queue_entry *e,
 			   int state)
 {
