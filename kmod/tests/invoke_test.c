@@ -1079,6 +1079,7 @@ static void ctx_wait_promotes(struct kunit *test)
  * @right_thread: the thread that ran the second call
  * @right_tag: its isolation tag while it ran the second call
  * @right_runs: runs of the second call
+ * @in_region: set by the first call once it spins in the region
  * @started: set by the second call once it runs
  * @met: the second call started while the first spun in the region
  */
@@ -1087,6 +1088,7 @@ struct it_iso {
 	bool inner;
 	struct task_struct *owner;
 	unsigned long region_tag;
+	int in_region;
 	struct task_struct *right_thread;
 	unsigned long right_tag;
 	atomic_t right_runs;
@@ -1121,6 +1123,8 @@ static void it_iso_spin(void *arg)
 
 	st->owner = current;
 	st->region_tag = it_iso_tag(st->pool);
+	/* Pairs with smp_load_acquire() in it_iso_blocker(). */
+	smp_store_release(&st->in_region, 1);
 	/* Pairs with smp_store_release() in it_iso_right(). */
 	while (!smp_load_acquire(&st->started) &&
 	       time_before(jiffies, deadline))
@@ -1149,9 +1153,25 @@ static void it_iso_left(void *arg)
 }
 
 /*
- * The outermost call's second call (a no-op) is promoted at once when
- * the other worker idles; the nested frame is the one under test.
+ * The outermost call's second call, which the other worker takes first
+ * (promoted at once while it idles, else by the heartbeat): it keeps
+ * that worker busy until the first call spins in the region, so that no
+ * thief's request has the frame under test promoted (at its caller's
+ * next call) before the region: only the heartbeat promotes it, while
+ * its owner is in the region.
  */
+static void it_iso_blocker(void *arg)
+{
+	struct it_iso *st = arg;
+	unsigned long deadline = jiffies + IT_TRIG_PATIENCE;
+
+	/* Pairs with smp_store_release() in it_iso_spin(). */
+	while (!smp_load_acquire(&st->in_region) &&
+	       time_before(jiffies, deadline))
+		cpu_relax();
+}
+
+/* The nested frame is the one under test. */
 static void it_iso_outer(void *arg)
 {
 	struct it_iso *st = arg;
@@ -1172,7 +1192,7 @@ static struct ws_task *it_iso_root_fn(struct ws_task *task)
 {
 	struct it_iso *st = container_of(task, struct it_iso_root, task)->st;
 
-	ws_parallel_invoke(st->pool, it_iso_outer, st, it_pub_nop, NULL);
+	ws_parallel_invoke(st->pool, it_iso_outer, st, it_iso_blocker, st);
 	return NULL;
 }
 
