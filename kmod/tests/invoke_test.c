@@ -709,6 +709,20 @@ static struct ws_task *it_pub_root_fn(struct ws_task *task)
 }
 
 /*
+ * A pool of two workers, with attributes so that the test thread sleeps
+ * in its waits instead of joining; the case is skipped with fewer.
+ */
+static struct ws_pool *it_pool_of_two(struct kunit *test, const char *name)
+{
+	struct ws_pool_attrs attrs = { .max_workers = 2 };
+	struct ws_pool *pool = ws_test_pool(test, name, &attrs);
+
+	if (ws_pool_nr_workers(pool) < 2)
+		kunit_skip(test, "needs two workers");
+	return pool;
+}
+
+/*
  * On a pool of two workers (with attributes, so the test thread sleeps
  * instead of joining): one runs the root, the other takes the root's
  * promoted second call, finds nothing more, and asks; the root's worker
@@ -719,13 +733,10 @@ static struct ws_task *it_pub_root_fn(struct ws_task *task)
  */
 static void it_pub_rounds(struct kunit *test, bool use_ctx)
 {
-	struct ws_pool_attrs attrs = { .max_workers = 2 };
-	struct ws_pool *pool = ws_test_pool(test, "ws_it_pub", &attrs);
+	struct ws_pool *pool = it_pool_of_two(test, "ws_it_pub");
 	struct ws_pool_stats before, after;
 	unsigned int round, private_rounds = 0;
 
-	if (ws_pool_nr_workers(pool) < 2)
-		kunit_skip(test, "needs two workers");
 	for (round = 0; round < 20 && private_rounds < 3; round++) {
 		struct it_pub p = { .pool = pool, .use_ctx = use_ctx };
 		struct it_pub_root root = { .p = &p };
@@ -947,14 +958,11 @@ static struct ws_task *it_trig_root_fn(struct ws_task *task)
 static void it_trig_run(struct kunit *test, struct it_trig *tr, bool wait,
 			unsigned int hb_us)
 {
-	struct ws_pool_attrs attrs = { .max_workers = 2 };
-	struct ws_pool *pool = ws_test_pool(test, "ws_it_trig", &attrs);
+	struct ws_pool *pool = it_pool_of_two(test, "ws_it_trig");
 	struct it_trig_root root = { .tr = tr };
 	struct ws_group group;
 	unsigned int old;
 
-	if (ws_pool_nr_workers(pool) < 2)
-		kunit_skip(test, "needs two workers");
 	tr->pool = pool;
 	tr->wait = wait;
 	atomic_set(&tr->right_runs, 0);
@@ -1198,14 +1206,11 @@ static struct ws_task *it_iso_root_fn(struct ws_task *task)
 
 static void it_iso_run(struct kunit *test, struct it_iso *st)
 {
-	struct ws_pool_attrs attrs = { .max_workers = 2 };
-	struct ws_pool *pool = ws_test_pool(test, "ws_it_iso", &attrs);
+	struct ws_pool *pool = it_pool_of_two(test, "ws_it_iso");
 	struct it_iso_root root = { .st = st };
 	struct ws_group group;
 	unsigned int old;
 
-	if (ws_pool_nr_workers(pool) < 2)
-		kunit_skip(test, "needs two workers");
 	st->pool = pool;
 	atomic_set(&st->right_runs, 0);
 	old = it_hb_set(100);
