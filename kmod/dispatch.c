@@ -927,26 +927,24 @@ ws_dispatch(struct ws_worker *worker, enum ws_scope scope,
  *
  * Takes tasks by the three rules, spins a while when there are none,
  * then sleeps until woken.  A worker of a user pool that slept its idle
- * time out leaves the pool (ws_user_retire()).
- *
- * Return: false when the worker must exit (stopped, or it left the pool).
+ * time out leaves the pool (ws_user_retire()).  Returns when the worker
+ * must stop (told to, or it left its user pool) and, with @once, also
+ * after its first sleep or at a pending signal: its caller tells these
+ * apart by the thread's own state.
  */
-bool ws_worker_run(struct ws_worker *worker, bool once)
+void ws_worker_run(struct ws_worker *worker, bool once)
 {
-	enum ws_dispatch_end end;
-
 	/*
 	 * One copy of the loop, @once tested at run time: a second copy
 	 * made the function span more pages, which costs translation-block
 	 * chaining under QEMU TCG, where the benchmarks run.
 	 */
-	end = ws_dispatch(worker, WS_RUN_ANY, ws_worker_stopping, worker,
-			  (struct ws_dispatch_policy){
-				.idle = WS_IDLE_SLEEP,
-				.stop = once ? WS_STOP_SIGNAL : WS_STOP_NONE,
-				.once = once,
-			  });
-	return end == WS_END_IDLE || end == WS_END_SIGNAL;
+	ws_dispatch(worker, WS_RUN_ANY, ws_worker_stopping, worker,
+		    (struct ws_dispatch_policy){
+			.idle = WS_IDLE_SLEEP,
+			.stop = once ? WS_STOP_SIGNAL : WS_STOP_NONE,
+			.once = once,
+		    });
 }
 
 /**

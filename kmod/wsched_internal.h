@@ -278,7 +278,7 @@ extern bool ws_frozen;
 #define WS_TASK_LAZY		0x1U
 
 int ws_worker_thread(void *arg);
-bool ws_worker_run(struct ws_worker *worker, bool once);
+void ws_worker_run(struct ws_worker *worker, bool once);
 struct ws_worker *ws_current_worker_slow(struct ws_pool *pool);
 
 /*
