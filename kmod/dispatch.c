@@ -174,18 +174,23 @@ bool ws_pool_has_work(struct ws_pool *pool)
 void ws_wake_locked(struct ws_pool *pool, struct ws_worker *worker,
 		    int wake_flags)
 {
-	struct wait_queue_entry wqe;
-
 	lockdep_assert_held(&pool->idle_lock);
 	list_del_init(&worker->idle_node);
 	atomic_dec(&pool->nr_idle);
 	/*
 	 * Under idle_lock: the worker takes the lock before it can return
-	 * from its sleep and exit, so the thread is alive.  What
-	 * wake_up_process() does, with the flags passed on.
+	 * from its sleep and exit, so the thread is alive.  With flags,
+	 * what wake_up_process() does with them passed on (the only
+	 * exported way to pass them); without, the plain call.
 	 */
-	init_waitqueue_entry(&wqe, worker->thread);
-	default_wake_function(&wqe, TASK_NORMAL, wake_flags, NULL);
+	if (wake_flags) {
+		struct wait_queue_entry wqe;
+
+		init_waitqueue_entry(&wqe, worker->thread);
+		default_wake_function(&wqe, TASK_NORMAL, wake_flags, NULL);
+	} else {
+		wake_up_process(worker->thread);
+	}
 	ws_stat_inc(pool, wakeups);
 	trace_wsched_wake(pool, worker->cpu);
 }
