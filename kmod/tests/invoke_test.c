@@ -43,6 +43,8 @@ MODULE_IMPORT_NS(WSCHED_INTERNAL);
 /**
  * struct it_fib_ctx - one fib run
  * @pool: the pool of the calls
+ * @use_ctx: the run forks with ws_ctx_invoke() (it_ctx_fib_call()), not
+ *	with ws_parallel_invoke() alone (it_fib_call())
  * @calls: calls made, per argument
  * @threads: bit 0: a call ran on the thread that started the run; bit 1:
  *	a call ran on another thread
@@ -52,6 +54,7 @@ MODULE_IMPORT_NS(WSCHED_INTERNAL);
  */
 struct it_fib_ctx {
 	struct ws_pool *pool;
+	bool use_ctx;
 	atomic_t calls[IT_FIB_MAX];
 	atomic_t threads;
 	struct task_struct *origin;
@@ -81,134 +84,6 @@ static void it_fib_call(void *arg)
 			   &kid[1]);
 	f->result = kid[0].result + kid[1].result;
 }
-
-/*
- * Check the calls of a run of fib(@n) against the recursion's own count,
- * and @result against fib(@n) computed by iteration.
- */
-static void it_fib_expect(struct kunit *test, struct it_fib_ctx *ctx,
-			  unsigned int n, u64 result)
-{
-	u64 want_calls[IT_FIB_MAX] = { 0 };
-	u64 a = 0, b = 1, t;
-	unsigned int k;
-
-	want_calls[n] = 1;
-	for (k = n; k >= 2; k--) {
-		want_calls[k - 1] += want_calls[k];
-		want_calls[k - 2] += want_calls[k];
-	}
-	for (k = 0; k <= n; k++)
-		KUNIT_EXPECT_EQ_MSG(test, (u64)atomic_read(&ctx->calls[k]),
-				    want_calls[k], "calls of fib(%u)", k);
-	for (k = 0; k < n; k++) {
-		t = a + b;
-		a = b;
-		b = t;
-	}
-	KUNIT_EXPECT_EQ(test, result, a);
-}
-
-/* @ctx comes zeroed from kunit_kzalloc(): every counter at 0. */
-static void it_fib_ctx_init(struct it_fib_ctx *ctx, struct ws_pool *pool)
-{
-	ctx->pool = pool;
-	ctx->origin = current;
-}
-
-/* The recursion started on a worker, as a task the test thread waits for. */
-struct it_root {
-	struct ws_task task;
-	struct it_fib f;
-};
-
-static struct ws_task *it_root_fn(struct ws_task *task)
-{
-	struct it_root *root = container_of(task, struct it_root, task);
-
-	root->f.ctx->origin = current;
-	it_fib_call(&root->f);
-	return NULL;
-}
-
-/* From a worker of the default pool: every call once, the right sum. */
-static void invoke_fib_worker(struct kunit *test)
-{
-	struct it_fib_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-	struct it_root root;
-	struct ws_group group;
-
-	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	it_fib_ctx_init(ctx, ws_system_pool);
-	root.f = (struct it_fib){ .ctx = ctx, .n = IT_FIB_N };
-	ws_task_init(&root.task, it_root_fn);
-	ws_group_init(&group, NULL);
-	ws_spawn(&group, &root.task);
-	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
-	it_fib_expect(test, ctx, IT_FIB_N, root.f.result);
-}
-
-/*
- * fib(IT_FIB_N) started on the test thread, checked; returns which
- * threads ran calls (it_fib_ctx.threads).
- */
-static int it_fib_here(struct kunit *test, struct ws_pool *pool)
-{
-	struct it_fib_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-	struct it_fib f;
-
-	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	it_fib_ctx_init(ctx, pool);
-	f = (struct it_fib){ .ctx = ctx, .n = IT_FIB_N };
-	it_fib_call(&f);
-	it_fib_expect(test, ctx, IT_FIB_N, f.result);
-	return atomic_read(&ctx->threads);
-}
-
-/* From the test thread, which joins the pool for each call. */
-static void invoke_fib_joined(struct kunit *test)
-{
-	struct ws_pool *pool = ws_test_pool(test, "ws_it_join", NULL);
-
-	/* The caller ran the calls it did not offer: fib(n - 1) at least. */
-	KUNIT_EXPECT_TRUE(test, it_fib_here(test, pool) & 1);
-	ws_test_pool_destroy(test, pool);
-}
-
-/*
- * From a thread that cannot join (a pool with attributes takes no
- * joiners): the second calls are spawned to the workers.
- */
-static void invoke_fib_outside(struct kunit *test)
-{
-	struct ws_pool_attrs attrs = { .max_workers = 1 };
-	struct ws_pool *pool = ws_test_pool(test, "ws_it_out", &attrs);
-
-	/* Each first call ran here, each offered one on the worker. */
-	KUNIT_EXPECT_EQ(test, it_fib_here(test, pool), 3);
-	ws_test_pool_destroy(test, pool);
-}
-
-static int it_fib_isolated(void *arg)
-{
-	it_fib_call(arg);
-	return 0;
-}
-
-/* Inside an isolated region, on the default pool. */
-static void invoke_fib_isolated(struct kunit *test)
-{
-	struct it_fib_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-	struct it_fib f;
-
-	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	it_fib_ctx_init(ctx, ws_system_pool);
-	f = (struct it_fib){ .ctx = ctx, .n = IT_FIB_N };
-	KUNIT_EXPECT_EQ(test, ws_isolate(NULL, it_fib_isolated, &f), 0);
-	it_fib_expect(test, ctx, IT_FIB_N, f.result);
-}
-
-/* ---- the same with an explicit context ---- */
 
 /* Whether @ctx is the context of the current thread's slot of @pool. */
 static bool it_ctx_is_own(struct ws_pool *pool, struct ws_ctx *ctx)
@@ -256,51 +131,163 @@ static void it_ctx_fib_call(struct ws_ctx *ctx, void *arg)
 	f->result = kid[0].result + kid[1].result;
 }
 
-static void it_ctx_fib_expect(struct kunit *test, struct it_fib_ctx *ctx,
-			      u64 result)
+/* Run fib(@f->n) from the calling thread, with the run's API. */
+static void it_fib_start(struct it_fib *f)
 {
-	it_fib_expect(test, ctx, IT_FIB_N, result);
+	if (f->ctx->use_ctx)
+		ws_ctx_run(f->ctx->pool, it_ctx_fib_call, f);
+	else
+		it_fib_call(f);
+}
+
+/*
+ * Check the calls of a run of fib(IT_FIB_N) against the recursion's own
+ * count, @result against fib(IT_FIB_N) computed by iteration, and that
+ * every context call got its own thread's context.
+ */
+static void it_fib_expect(struct kunit *test, struct it_fib_ctx *ctx,
+			  u64 result)
+{
+	u64 want_calls[IT_FIB_MAX] = { 0 };
+	unsigned int k, n = IT_FIB_N;
+	u64 a = 0, b = 1, t;
+
+	want_calls[n] = 1;
+	for (k = n; k >= 2; k--) {
+		want_calls[k - 1] += want_calls[k];
+		want_calls[k - 2] += want_calls[k];
+	}
+	for (k = 0; k <= n; k++)
+		KUNIT_EXPECT_EQ_MSG(test, (u64)atomic_read(&ctx->calls[k]),
+				    want_calls[k], "calls of fib(%u)", k);
+	for (k = 0; k < n; k++) {
+		t = a + b;
+		a = b;
+		b = t;
+	}
+	KUNIT_EXPECT_EQ(test, result, a);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bad_ctx), 0);
 }
 
-static struct ws_task *it_ctx_root_fn(struct ws_task *task)
+/* A zeroed run (every counter at 0) of fib(IT_FIB_N) in @pool. */
+static struct it_fib_ctx *it_fib_ctx_new(struct kunit *test,
+					 struct ws_pool *pool, bool use_ctx)
+{
+	struct it_fib_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->pool = pool;
+	ctx->use_ctx = use_ctx;
+	ctx->origin = current;
+	return ctx;
+}
+
+/* The recursion started on a worker, as a task the test thread waits for. */
+struct it_root {
+	struct ws_task task;
+	struct it_fib f;
+};
+
+static struct ws_task *it_root_fn(struct ws_task *task)
 {
 	struct it_root *root = container_of(task, struct it_root, task);
 
 	root->f.ctx->origin = current;
-	ws_ctx_run(root->f.ctx->pool, it_ctx_fib_call, &root->f);
+	it_fib_start(&root->f);
 	return NULL;
 }
 
 /* From a worker of the default pool: every call once, the right sum. */
-static void ctx_fib_worker(struct kunit *test)
+static void it_fib_worker(struct kunit *test, bool use_ctx)
 {
-	struct it_fib_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	struct it_root root;
 	struct ws_group group;
 
-	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	it_fib_ctx_init(ctx, ws_system_pool);
-	root.f = (struct it_fib){ .ctx = ctx, .n = IT_FIB_N };
-	ws_task_init(&root.task, it_ctx_root_fn);
+	root.f = (struct it_fib){
+		.ctx = it_fib_ctx_new(test, ws_system_pool, use_ctx),
+		.n = IT_FIB_N,
+	};
+	ws_task_init(&root.task, it_root_fn);
 	ws_group_init(&group, NULL);
 	ws_spawn(&group, &root.task);
 	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
-	it_ctx_fib_expect(test, ctx, root.f.result);
+	it_fib_expect(test, root.f.ctx, root.f.result);
 }
 
-/* As it_fib_here(), with the explicit context. */
-static int it_ctx_fib_here(struct kunit *test, struct ws_pool *pool)
+static void invoke_fib_worker(struct kunit *test)
 {
-	struct it_fib_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-	struct it_fib f;
+	it_fib_worker(test, false);
+}
 
-	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	it_fib_ctx_init(ctx, pool);
-	f = (struct it_fib){ .ctx = ctx, .n = IT_FIB_N };
-	ws_ctx_run(pool, it_ctx_fib_call, &f);
-	it_ctx_fib_expect(test, ctx, f.result);
-	return atomic_read(&ctx->threads);
+/*
+ * fib(IT_FIB_N) started on the test thread, checked; returns which
+ * threads ran calls (it_fib_ctx.threads).
+ */
+static int it_fib_here(struct kunit *test, struct ws_pool *pool,
+		       bool use_ctx)
+{
+	struct it_fib f = {
+		.ctx = it_fib_ctx_new(test, pool, use_ctx),
+		.n = IT_FIB_N,
+	};
+
+	it_fib_start(&f);
+	it_fib_expect(test, f.ctx, f.result);
+	return atomic_read(&f.ctx->threads);
+}
+
+/* From the test thread, which joins the pool for each call. */
+static void invoke_fib_joined(struct kunit *test)
+{
+	struct ws_pool *pool = ws_test_pool(test, "ws_it_join", NULL);
+
+	/* The caller ran the calls it did not offer: fib(n - 1) at least. */
+	KUNIT_EXPECT_TRUE(test, it_fib_here(test, pool, false) & 1);
+	ws_test_pool_destroy(test, pool);
+}
+
+/*
+ * From a thread that cannot join (a pool with attributes takes no
+ * joiners): the second calls are spawned to the workers.
+ */
+static void invoke_fib_outside(struct kunit *test)
+{
+	struct ws_pool_attrs attrs = { .max_workers = 1 };
+	struct ws_pool *pool = ws_test_pool(test, "ws_it_out", &attrs);
+
+	/* Each first call ran here, each offered one on the worker. */
+	KUNIT_EXPECT_EQ(test, it_fib_here(test, pool, false), 3);
+	ws_test_pool_destroy(test, pool);
+}
+
+static int it_fib_isolated(void *arg)
+{
+	it_fib_start(arg);
+	return 0;
+}
+
+/* Inside an isolated region, on the default pool. */
+static void it_fib_in_region(struct kunit *test, bool use_ctx)
+{
+	struct it_fib f = {
+		.ctx = it_fib_ctx_new(test, ws_system_pool, use_ctx),
+		.n = IT_FIB_N,
+	};
+
+	KUNIT_EXPECT_EQ(test, ws_isolate(NULL, it_fib_isolated, &f), 0);
+	it_fib_expect(test, f.ctx, f.result);
+}
+
+static void invoke_fib_isolated(struct kunit *test)
+{
+	it_fib_in_region(test, false);
+}
+
+/* ---- the same with an explicit context ---- */
+
+static void ctx_fib_worker(struct kunit *test)
+{
+	it_fib_worker(test, true);
 }
 
 /* From the test thread, which joins the pool for the run. */
@@ -308,7 +295,7 @@ static void ctx_fib_joined(struct kunit *test)
 {
 	struct ws_pool *pool = ws_test_pool(test, "ws_ic_join", NULL);
 
-	KUNIT_EXPECT_TRUE(test, it_ctx_fib_here(test, pool) & 1);
+	KUNIT_EXPECT_TRUE(test, it_fib_here(test, pool, true) & 1);
 	ws_test_pool_destroy(test, pool);
 }
 
@@ -321,29 +308,13 @@ static void ctx_fib_outside(struct kunit *test)
 	struct ws_pool_attrs attrs = { .max_workers = 1 };
 	struct ws_pool *pool = ws_test_pool(test, "ws_ic_out", &attrs);
 
-	KUNIT_EXPECT_EQ(test, it_ctx_fib_here(test, pool), 2);
+	KUNIT_EXPECT_EQ(test, it_fib_here(test, pool, true), 2);
 	ws_test_pool_destroy(test, pool);
 }
 
-static int it_ctx_fib_isolated(void *arg)
-{
-	struct it_fib *f = arg;
-
-	ws_ctx_run(f->ctx->pool, it_ctx_fib_call, f);
-	return 0;
-}
-
-/* Inside an isolated region, on the default pool. */
 static void ctx_fib_isolated(struct kunit *test)
 {
-	struct it_fib_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-	struct it_fib f;
-
-	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	it_fib_ctx_init(ctx, ws_system_pool);
-	f = (struct it_fib){ .ctx = ctx, .n = IT_FIB_N };
-	KUNIT_EXPECT_EQ(test, ws_isolate(NULL, it_ctx_fib_isolated, &f), 0);
-	it_ctx_fib_expect(test, ctx, f.result);
+	it_fib_in_region(test, true);
 }
 
 /* ---- nested deeper than the frames ---- */
