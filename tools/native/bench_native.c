@@ -205,17 +205,18 @@ static struct ws_task *fib_inv_task(struct ws_task *task)
 	return NULL;
 }
 
-static long ws_fib_invoke(int n, void (*run)(struct ws_task *root))
+/* fib(@n) by the root task @fn, started by @run. */
+static long ws_fib_root(int n, ws_task_fn fn, void (*run)(struct ws_task *root))
 {
 	struct fib_inv_root root = { .f = { .n = n } };
 
-	ws_task_init(&root.task, fib_inv_task);
+	ws_task_init(&root.task, fn);
 	run(&root.task);
 	return root.f.result;
 }
 
-static long ws_fib_invoke_pool(int n) { return ws_fib_invoke(n, run_pool); }
-static long ws_fib_invoke_join(int n) { return ws_fib_invoke(n, run_joined); }
+static long ws_fib_invoke_pool(int n) { return ws_fib_root(n, fib_inv_task, run_pool); }
+static long ws_fib_invoke_join(int n) { return ws_fib_root(n, fib_inv_task, run_joined); }
 
 /* The same with ws_ctx_invoke(): the context passed down, no lookup. */
 static void fib_ctx_fn(struct ws_ctx *ctx, void *arg)
@@ -240,17 +241,8 @@ static struct ws_task *fib_ctx_task(struct ws_task *task)
 	return NULL;
 }
 
-static long ws_fib_ctx(int n, void (*run)(struct ws_task *root))
-{
-	struct fib_inv_root root = { .f = { .n = n } };
-
-	ws_task_init(&root.task, fib_ctx_task);
-	run(&root.task);
-	return root.f.result;
-}
-
-static long ws_fib_ctx_pool(int n) { return ws_fib_ctx(n, run_pool); }
-static long ws_fib_ctx_join(int n) { return ws_fib_ctx(n, run_joined); }
+static long ws_fib_ctx_pool(int n) { return ws_fib_root(n, fib_ctx_task, run_pool); }
+static long ws_fib_ctx_join(int n) { return ws_fib_root(n, fib_ctx_task, run_joined); }
 
 static long ws_fib_pool(int n) { return ws_fib(n, run_pool); }
 static long ws_fib_join(int n) { return ws_fib(n, run_joined); }

@@ -123,6 +123,18 @@ static struct ws_task *leaf_task(struct ws_task *t)
 	return NULL;
 }
 
+/* A leaf of the fib runs below: spawns and waits for one task. */
+static void fib_leaf(struct fib_inv *f)
+{
+	struct ws_task t;
+	struct ws_group g;
+
+	ws_group_init(&g, NULL);
+	ws_task_init(&t, leaf_task);
+	ws_spawn(&g, &t);
+	f->result = ws_group_wait(&g) ? -1000000 : f->n;
+}
+
 static void fib_hb_fn(void *arg)
 {
 	struct fib_inv *f = arg;
@@ -130,13 +142,7 @@ static void fib_hb_fn(void *arg)
 
 	atomic_fetch_add_explicit(&inv_calls, 1, memory_order_relaxed);
 	if (f->n < 2) {
-		struct ws_task t;
-		struct ws_group g;
-
-		ws_group_init(&g, NULL);
-		ws_task_init(&t, leaf_task);
-		ws_spawn(&g, &t);
-		f->result = ws_group_wait(&g) ? -1000000 : f->n;
+		fib_leaf(f);
 		return;
 	}
 	ws_parallel_invoke(NULL, fib_hb_fn, &a, fib_hb_fn, &b);
@@ -196,13 +202,7 @@ static void fib_ctx_fn(struct ws_ctx *ctx, void *arg)
 	if (!self || (void *)ctx != (void *)&self->inv)
 		atomic_fetch_add_explicit(&ctx_bad, 1, memory_order_relaxed);
 	if (f->n < 2) {
-		struct ws_task t;
-		struct ws_group g;
-
-		ws_group_init(&g, NULL);
-		ws_task_init(&t, leaf_task);
-		ws_spawn(&g, &t);
-		f->result = ws_group_wait(&g) ? -1000000 : f->n;
+		fib_leaf(f);
 		return;
 	}
 	ws_ctx_invoke(ctx, fib_ctx_fn, &a, fib_ctx_fn, &b);
