@@ -311,6 +311,63 @@ static void ws_latent_untake(struct ws_worker *worker)
 	local_irq_restore(flags);
 }
 
+/* What ws_latent_to_cell() did. */
+enum ws_latent_move {
+	WS_LATENT_NONE,		/* no latent task */
+	WS_LATENT_FULL,		/* the cell holds a task already */
+	WS_LATENT_MOVED,	/* the oldest latent task is in the cell */
+};
+
+/*
+ * Move the oldest latent task of @worker into its empty promotion cell.
+ * By the owner with interrupts off, by its heartbeat while it interrupts
+ * the owner, or by its heartbeat while the owner is off its CPU (see
+ * ws_latent_promote_parked()).
+ */
+static enum ws_latent_move ws_latent_to_cell(struct ws_worker *worker)
+{
+	/* Ours: program order against the owner (see ws_latent_pop()). */
+	unsigned int b = READ_ONCE(worker->lat_bot);
+	struct ws_task *task;
+
+	if (b >= READ_ONCE(worker->lat_top))
+		return WS_LATENT_NONE;
+	/*
+	 * Only the owner and its heartbeat store a task here (an invoke
+	 * frame or a latent task); a thief or the owner may empty it at any
+	 * time, which only makes us wait for the next beat.
+	 */
+	if (READ_ONCE(worker->inv_cell))
+		return WS_LATENT_FULL;
+	task = READ_ONCE(worker->lat[b]);
+	WRITE_ONCE(worker->lat_bot, b + 1);
+	WRITE_ONCE(worker->lat_cell, task);
+	/*
+	 * Release: the armed task (spawned by the owner, program order on
+	 * this CPU) before the pointer; pairs with the fully ordered
+	 * cmpxchg() of a thief in ws_take_promoted(), which then reads it.
+	 */
+	smp_store_release(&worker->inv_cell, task);
+	return WS_LATENT_MOVED;
+}
+
+/* Wake a sleeper for what ws_latent_to_cell() did. */
+static void ws_latent_wake(struct ws_worker *worker, enum ws_latent_move move)
+{
+	if (move == WS_LATENT_MOVED) {
+		/*
+		 * The cell before looking for sleepers; pairs with the
+		 * smp_mb() in ws_worker_sleep(), whose recheck reads the
+		 * cells.
+		 */
+		smp_mb();
+		ws_wake_one(worker->pool);
+	} else if (move == WS_LATENT_FULL &&
+		   atomic_read(&worker->pool->nr_idle)) {
+		ws_wake_one(worker->pool);
+	}
+}
+
 /**
  * ws_latent_promote - promote the oldest latent task into the cell
  * @worker: the slot
@@ -323,38 +380,44 @@ static void ws_latent_untake(struct ws_worker *worker)
  */
 bool ws_latent_promote(struct ws_worker *worker)
 {
-	/* Ours: program order against the owner (see ws_latent_pop()). */
-	unsigned int b = READ_ONCE(worker->lat_bot);
-	struct ws_task *task;
+	enum ws_latent_move move = ws_latent_to_cell(worker);
 
-	if (b >= READ_ONCE(worker->lat_top))
-		return false;
-	/*
-	 * Only the owner and its heartbeat store a task here (an invoke
-	 * frame or a latent task); a thief or the owner may empty it at any
-	 * time, which only makes us wait for the next beat.
-	 */
-	if (READ_ONCE(worker->inv_cell)) {
-		if (atomic_read(&worker->pool->nr_idle))
-			ws_wake_one(worker->pool);
-		return true;
-	}
-	task = READ_ONCE(worker->lat[b]);
-	WRITE_ONCE(worker->lat_bot, b + 1);
-	WRITE_ONCE(worker->lat_cell, task);
-	/*
-	 * Release: the armed task (spawned by the owner, program order on
-	 * this CPU) before the pointer; pairs with the fully ordered
-	 * cmpxchg() of a thief in ws_take_promoted(), which then reads it.
-	 */
-	smp_store_release(&worker->inv_cell, task);
-	/*
-	 * The cell before looking for sleepers; pairs with the smp_mb() in
-	 * ws_worker_sleep(), whose recheck reads the cells.
-	 */
-	smp_mb();
-	ws_wake_one(worker->pool);
-	return true;
+	ws_latent_wake(worker, move);
+	return move != WS_LATENT_NONE;
+}
+
+/**
+ * ws_latent_promote_parked - promote for an owner that is off its CPU
+ * @worker: a CPU slot, whose heartbeat interrupts another thread
+ *
+ * The owner may be blocked, outside any wait, on what one of its latent
+ * tasks would do (a completion it signals, a lock it releases), or just
+ * preempted: its latent tasks must not stay private then.  The owner is
+ * a kthread bound to the slot's CPU.  While this interrupt runs on that
+ * CPU, the owner, not current here, runs nowhere: it is either runnable
+ * here, where only this CPU's scheduler (which this interrupt holds off)
+ * could run or move it, or asleep, and a wake-up that would place it
+ * (anywhere, if CPU hotplug broke its binding) takes its pi_lock, which
+ * we hold.  Its last stores are in memory in program order, as at an
+ * interrupt of the owner itself.  A binding already broken (the owner
+ * on another CPU, or allowed on more) promotes nothing.
+ *
+ * Context: hard interrupt (the heartbeat); the slot holds a reference on
+ * its thread until its heartbeat is stopped (pool.c).
+ */
+void ws_latent_promote_parked(struct ws_worker *worker)
+{
+	struct task_struct *owner = READ_ONCE(worker->thread);
+	enum ws_latent_move move = WS_LATENT_NONE;
+
+	if (!owner || raw_smp_processor_id() != worker->cpu)
+		return;
+	raw_spin_lock(&owner->pi_lock);
+	if (owner->nr_cpus_allowed == 1 && task_cpu(owner) == worker->cpu)
+		move = ws_latent_to_cell(worker);
+	raw_spin_unlock(&owner->pi_lock);
+	/* After the unlock: a wake-up takes the woken thread's pi_lock. */
+	ws_latent_wake(worker, move);
 }
 
 /*

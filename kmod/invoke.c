@@ -170,11 +170,15 @@ static enum hrtimer_restart ws_heartbeat(struct hrtimer *timer)
 	/*
 	 * Only the owner stores its own task pointer (or hotplug, while it
 	 * does not run).  If we interrupted it, it runs nowhere else.  If
-	 * not (preempted, napping in a wait, or hotplug moved it), try at
-	 * the next beat.
+	 * not (preempted, napping in a wait, or hotplug moved it), invoke
+	 * frames wait for the next beat (their owner runs them anyway), but
+	 * latent spawned tasks, which the owner may block on, are promoted
+	 * while the owner is off its CPU (ws_latent_promote_parked()).
 	 */
 	if (current == READ_ONCE(worker->thread))
 		ws_invoke_promote(worker);
+	else if (READ_ONCE(worker->lat_bot) < READ_ONCE(worker->lat_top))
+		ws_latent_promote_parked(worker);
 	hrtimer_forward_now(timer, ws_heartbeat_interval(us));
 	return HRTIMER_RESTART;
 }

@@ -415,6 +415,7 @@ static __always_inline bool ws_push_own(struct ws_pool *pool,
  */
 void ws_latent_slow(struct ws_worker *worker);
 bool ws_latent_promote(struct ws_worker *worker);
+void ws_latent_promote_parked(struct ws_worker *worker);
 void ws_latent_stop(struct ws_worker *worker);
 void ws_latent_flush(struct ws_worker *worker);
 struct ws_task *__ws_latent_take_cell(struct ws_worker *worker);

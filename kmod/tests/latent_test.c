@@ -13,6 +13,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/wsched.h>
@@ -142,11 +143,16 @@ static bool lt_watch(struct lt_state *lt, struct lt_child *c,
 	while (!smp_load_acquire(&c->started) &&
 	       time_before(jiffies, deadline)) {
 		if (spawn && i < nr_nops) {
+			u64 next = ktime_get_ns() + 50 * NSEC_PER_USEC;
+
 			ws_spawn(&lt->group, &nops[i++]);
-			udelay(50);
+			/* Spin, not sleep: a request is all that may promote. */
+			while (ktime_get_ns() < next)
+				cpu_relax();
 		}
 		cpu_relax();
 	}
+	/* As above. */
 	return smp_load_acquire(&c->started);
 }
 
@@ -277,6 +283,40 @@ static void latent_heartbeat_promotes(struct kunit *test)
 	unsigned int old = lt_hb_set(100);
 
 	lt_run(test, lt, lt_heartbeat_body);
+	lt_hb_set(old);
+	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
+	KUNIT_EXPECT_EQ(test, lt->ret, 0);
+	KUNIT_EXPECT_TRUE(test, lt->met);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c1.runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c2.runs), 1);
+	KUNIT_EXPECT_PTR_NE(test, lt->c1.thread, lt->owner);
+	ws_test_pool_destroy(test, lt->pool);
+}
+
+/* ---- trigger 1, the owner blocked: the heartbeat of a parked owner ---- */
+
+static void lt_parked_body(struct lt_state *lt)
+{
+	lt_spawn_pair(lt);
+	/*
+	 * Blocked outside any wait on what @c1 does: only a heartbeat that
+	 * promotes while we are off the CPU lets it run.
+	 */
+	lt->met = wait_for_completion_timeout(&lt->c1_ran, LT_PATIENCE);
+	lt->ret = ws_group_wait(&lt->group);
+}
+
+/*
+ * The owner sleeps on a completion that its own latent task signals (the
+ * failure issue 10 removed for tasks on the deque): the heartbeat, which
+ * then interrupts another thread on the owner's CPU, promotes the task.
+ */
+static void latent_parked_promotes(struct kunit *test)
+{
+	struct lt_state *lt = lt_alloc(test, lt_pool2(test));
+	unsigned int old = lt_hb_set(100);
+
+	lt_run(test, lt, lt_parked_body);
 	lt_hb_set(old);
 	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
 	KUNIT_EXPECT_EQ(test, lt->ret, 0);
@@ -513,6 +553,7 @@ static void latent_fib_fast_heartbeat(struct kunit *test)
 static struct kunit_case latent_cases[] = {
 	KUNIT_CASE(latent_stays_private),
 	KUNIT_CASE(latent_heartbeat_promotes),
+	KUNIT_CASE(latent_parked_promotes),
 	KUNIT_CASE(latent_request_promotes),
 	KUNIT_CASE(latent_wait_promotes),
 	KUNIT_CASE(latent_shared_wait),
