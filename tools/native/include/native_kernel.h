@@ -674,6 +674,25 @@ struct wait_queue_entry {
 	wait_queue_func_t func;
 	struct list_head entry;
 };
+#define TASK_NORMAL		(TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)
+static inline void init_waitqueue_entry(struct wait_queue_entry *e,
+					struct task_struct *p)
+{
+	e->flags = 0;
+	e->private = p;
+	e->func = NULL;
+}
+
+/* The wake flags are placement hints, which native threads do not take. */
+static inline int default_wake_function(struct wait_queue_entry *e,
+					unsigned int mode, int flags, void *key)
+{
+	(void)mode;
+	(void)flags;
+	(void)key;
+	return wake_up_process(e->private);
+}
+
 struct wait_queue_head {
 	spinlock_t lock;
 	struct list_head head;
