@@ -706,21 +706,6 @@ void init_wait_var_entry(struct wait_bit_queue_entry *wbq, void *var, int flags)
 long prepare_to_wait_event(struct wait_queue_head *wq, struct wait_queue_entry *e, int state);
 void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *e);
 void wake_up_var(void *var);
-#define TASK_NORMAL		(TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)
-/* The wake-up flags (WF_SYNC) are only a hint to the kernel's scheduler. */
-static inline void init_waitqueue_entry(struct wait_queue_entry *e,
-					struct task_struct *p)
-{
-	e->flags = 0;
-	e->private = p;
-	e->func = NULL;
-}
-static inline int default_wake_function(struct wait_queue_entry *e,
-					unsigned int mode, int flags, void *key)
-{
-	(void)mode; (void)flags; (void)key;
-	return wake_up_process(e->private);
-}
 #define wait_var_event(var, cond) do {						\
 	struct wait_queue_head *__wq = __var_waitqueue(var);			\
 	struct wait_bit_queue_entry __wbq;					\
