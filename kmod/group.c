@@ -207,8 +207,11 @@ static __always_inline bool ws_task_arm(struct ws_group *group,
  *
  * From a worker of the group's pool the task goes to the bottom of the
  * worker's own deque, where the worker pops it or another worker steals
- * it.  From any other context (another thread, an interrupt) it goes to
- * the pool's injection queue.  A task with unfinished predecessors is
+ * it; a ready task that the group's owner spawns on a CPU worker stays
+ * private to it instead (latent) until its wait runs it or a promotion
+ * (the heartbeat, a thief's request) publishes it (see
+ * Documentation/design.rst, "Latent spawns").  From any other context
+ * (another thread, an interrupt) it goes to the pool's injection queue.  A task with unfinished predecessors is
  * queued by the last of them to finish.  Never sleeps, never fails.
  */
 void ws_spawn(struct ws_group *group, struct ws_task *task)
