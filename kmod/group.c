@@ -211,8 +211,9 @@ static __always_inline bool ws_task_arm(struct ws_group *group,
  * private to it instead (latent) until its wait runs it or a promotion
  * (the heartbeat, a thief's request) publishes it (see
  * Documentation/design.rst, "Latent spawns").  From any other context
- * (another thread, an interrupt) it goes to the pool's injection queue.  A task with unfinished predecessors is
- * queued by the last of them to finish.  Never sleeps, never fails.
+ * (another thread, an interrupt) it goes to the pool's injection queue.
+ * A task with unfinished predecessors is queued by the last of them to
+ * finish.  Never sleeps, never fails.
  */
 void ws_spawn(struct ws_group *group, struct ws_task *task)
 {
