@@ -93,8 +93,11 @@ static void ws_invoke_promote(struct ws_worker *worker)
 	struct ws_invoke *inv;
 	unsigned long frame;
 
-	if (i >= min_t(unsigned int, depth, WS_INVOKE_FRAMES))
+	/* No private frame: a latent spawned task, if any. */
+	if (i >= min_t(unsigned int, depth, WS_INVOKE_FRAMES)) {
+		ws_latent_promote(worker);
 		return;
+	}
 	/*
 	 * Only the owner and its heartbeat store a frame here; a thief or
 	 * the owner may empty it at any time, which only makes us wait for
@@ -154,22 +157,28 @@ static enum hrtimer_restart ws_heartbeat(struct hrtimer *timer)
 	unsigned int us = READ_ONCE(ws_heartbeat_us);
 
 	/*
-	 * No frame: the worker left its calls (or idles); stop until its
-	 * next outermost call arms us again.  READ_ONCE(): when we do not
+	 * No frame and no latent task: the worker left its calls (or
+	 * idles); stop until its next outermost call or latent spawn arms
+	 * us again.  READ_ONCE(): when we do not
 	 * interrupt the owner, its WRITE_ONCE() races with us, a hint.
 	 */
-	if (!us || !READ_ONCE(worker->inv.depth)) {
+	if (!us || (!READ_ONCE(worker->inv.depth) &&
+		    READ_ONCE(worker->lat_bot) >= READ_ONCE(worker->lat_top))) {
 		WRITE_ONCE(worker->hb_armed, false);
 		return HRTIMER_NORESTART;
 	}
 	/*
 	 * Only the owner stores its own task pointer (or hotplug, while it
 	 * does not run).  If we interrupted it, it runs nowhere else.  If
-	 * not (preempted, napping in a wait, or hotplug moved it), try at
-	 * the next beat.
+	 * not (preempted, napping in a wait, or hotplug moved it), invoke
+	 * frames wait for the next beat (their owner runs them anyway), but
+	 * latent spawned tasks, which the owner may block on, are promoted
+	 * while the owner is off its CPU (ws_latent_promote_parked()).
 	 */
 	if (current == READ_ONCE(worker->thread))
 		ws_invoke_promote(worker);
+	else if (READ_ONCE(worker->lat_bot) < READ_ONCE(worker->lat_top))
+		ws_latent_promote_parked(worker);
 	hrtimer_forward_now(timer, ws_heartbeat_interval(us));
 	return HRTIMER_RESTART;
 }
@@ -202,12 +211,16 @@ void ws_heartbeat_stop(struct ws_worker *worker)
 	WRITE_ONCE(worker->hb_armed, false);
 }
 
-/*
- * The owner entered its outermost ws_parallel_invoke() call: start the
- * heartbeat unless it beats already, and hand the frame to an idle worker
- * at once rather than at the first beat.
+/**
+ * ws_heartbeat_start - start the heartbeat of the caller's slot
+ * @worker: the caller's slot
+ *
+ * Unless it beats already, or heartbeat_us is 0.  By the owner, as it
+ * enters its outermost ws_parallel_invoke() call or keeps a task latent.
+ *
+ * Return: true if it started it.
  */
-static noinline void ws_heartbeat_enter(struct ws_worker *worker)
+bool ws_heartbeat_start(struct ws_worker *worker)
 {
 	unsigned int us = READ_ONCE(ws_heartbeat_us);
 
@@ -216,11 +229,22 @@ static noinline void ws_heartbeat_enter(struct ws_worker *worker)
 	 * the flag as it stopped, in an interrupt of our CPU, so nothing
 	 * comes between the test and the start.
 	 */
-	if (us && !READ_ONCE(worker->hb_armed)) {
-		WRITE_ONCE(worker->hb_armed, true);
-		hrtimer_start(&worker->hb_timer, ws_heartbeat_interval(us),
-			      HRTIMER_MODE_REL_PINNED_HARD);
-	}
+	if (!us || READ_ONCE(worker->hb_armed))
+		return false;
+	WRITE_ONCE(worker->hb_armed, true);
+	hrtimer_start(&worker->hb_timer, ws_heartbeat_interval(us),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	return true;
+}
+
+/*
+ * The owner entered its outermost ws_parallel_invoke() call: start the
+ * heartbeat unless it beats already, and hand the frame to an idle worker
+ * at once rather than at the first beat.
+ */
+static noinline void ws_heartbeat_enter(struct ws_worker *worker)
+{
+	ws_heartbeat_start(worker);
 	if (atomic_read(&worker->pool->nr_idle))
 		ws_invoke_offer(worker);
 }
