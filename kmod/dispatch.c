@@ -342,6 +342,7 @@ ws_execute(struct ws_worker *worker, struct ws_task *task)
 	struct ws_group *group = task->group;
 	struct ws_pool *pool = worker->pool;
 	unsigned long outer = worker->inv.isolation;
+	unsigned int from;
 	bool lazy = task->flags & WS_TASK_LAZY;
 	struct ws_task *next = NULL, *ready;
 
@@ -353,9 +354,9 @@ ws_execute(struct ws_worker *worker, struct ws_task *task)
 	} else {
 		trace_wsched_execute(pool, task);
 		/* Isolation follows the task into its nested waits. */
-		worker->inv.isolation = task->isolation;
+		from = ws_isolation_enter(worker, task->isolation);
 		next = task->fn(task);
-		worker->inv.isolation = outer;
+		ws_isolation_leave(worker, outer, from);
 		ws_stat_inc(pool, executed);
 	}
 

@@ -11,6 +11,7 @@
 #include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/wsched.h>
 
 #include "wsched_internal.h"
@@ -37,17 +38,20 @@ static struct ws_task *ws_ctx_task_fn(struct ws_task *task)
 }
 
 /*
- * Make @inv a lazily spawned task of a group of its own that @worker owns
- * (see ws_spawn()): counted only in the group's @lazy, and in @pending by
- * whoever takes it (ws_task_claim()).  @ctx: a ws_ctx_invoke() frame.
- * What publishes it (a push, or the release store into the promotion
- * cell) orders these stores before it.
+ * Make @inv (its second call and argument set) a lazily spawned task of a
+ * group of its own that @worker owns (see ws_spawn()): counted only in
+ * the group's @lazy, and in @pending by whoever takes it
+ * (ws_task_claim()).  @ctx: a ws_ctx_invoke() frame; @isolation: the
+ * caller's isolation tag when it made the call.  What publishes it (a
+ * push, or the release store into the promotion cell) orders these
+ * stores before it.
  */
 static __always_inline void ws_invoke_arm(struct ws_worker *worker,
-					  struct ws_invoke *inv, bool ctx)
+					  struct ws_invoke *inv, bool ctx,
+					  unsigned long isolation)
 {
 	ws_task_init(&inv->task, ctx ? ws_ctx_task_fn : ws_invoke_task_fn);
-	inv->task.isolation = inv->isolation;
+	inv->task.isolation = isolation;
 	inv->task.group = &inv->group;
 	inv->task.flags = WS_TASK_LAZY;
 	ws_group_init_done(&inv->group, worker->pool, NULL);
@@ -91,7 +95,8 @@ static void ws_invoke_promote(struct ws_worker *worker)
 	unsigned int i = READ_ONCE(worker->inv.published);
 	unsigned int depth = READ_ONCE(worker->inv.depth);
 	struct ws_invoke *inv;
-	unsigned long frame;
+	unsigned long isolation;
+	bool ctx;
 
 	/* No private frame: a latent spawned task, if any. */
 	if (i >= min_t(unsigned int, depth, WS_INVOKE_FRAMES)) {
@@ -108,10 +113,21 @@ static void ws_invoke_promote(struct ws_worker *worker)
 			ws_wake_one(worker->pool);
 		return;
 	}
-	/* Marked for KCSAN: our interrupt against the owner's store. */
-	frame = READ_ONCE(worker->inv.frames[i]);
-	inv = (struct ws_invoke *)(frame & ~WS_INVOKE_CTX);
-	ws_invoke_arm(worker, inv, frame & WS_INVOKE_CTX);
+	/*
+	 * Marked for KCSAN: our interrupt against the owner's stores.  The
+	 * frame is ours until it is taken back (the owner lowers its depth
+	 * first), its task storage at the same index too.
+	 */
+	inv = &worker->inv_tasks[i];
+	ctx = READ_ONCE(worker->inv.is_ctx[i]);
+	inv->fn = READ_ONCE(worker->inv.frames[i].fn);
+	inv->arg = READ_ONCE(worker->inv.frames[i].arg);
+	/* The tag of the frame's region (ws_isolation_enter()). */
+	if (i >= READ_ONCE(worker->inv_iso_from))
+		isolation = READ_ONCE(worker->inv.isolation);
+	else
+		isolation = READ_ONCE(worker->inv_iso[i]);
+	ws_invoke_arm(worker, inv, ctx, isolation);
 	/* Read locklessly by thieves in ws_invoke_request(): a hint. */
 	WRITE_ONCE(worker->inv.published, i + 1);
 	WRITE_ONCE(worker->inv.request, 0);
@@ -185,17 +201,39 @@ static enum hrtimer_restart ws_heartbeat(struct hrtimer *timer)
 
 /**
  * ws_heartbeat_init - prepare the heartbeat of a slot
- * @worker: the slot, zeroed, with its pool set
+ * @worker: the slot, zeroed, with its pool and CPU set
  *
- * Called by the pool's creation for every slot (pool.c).
+ * Called by the pool's creation for every slot (pool.c); a latent slot
+ * gets the storage its promoted frames are armed in.
+ *
+ * Return: 0, or -ENOMEM; ws_heartbeat_free() undoes it either way.
  */
-void ws_heartbeat_init(struct ws_worker *worker)
+int ws_heartbeat_init(struct ws_worker *worker)
 {
+	int node = cpu_possible(worker->cpu) ? cpu_to_node(worker->cpu) :
+					       NUMA_NO_NODE;
+
 	hrtimer_init(&worker->hb_timer, CLOCK_MONOTONIC,
 		     HRTIMER_MODE_REL_PINNED_HARD);
 	worker->hb_timer.function = ws_heartbeat;
 	worker->latent = worker->cpu < worker->pool->nr_cpus &&
 			 !worker->pool->user;
+	if (!worker->latent)
+		return 0;
+	worker->inv_tasks = kcalloc_node(WS_INVOKE_FRAMES,
+					 sizeof(*worker->inv_tasks),
+					 GFP_KERNEL, node);
+	return worker->inv_tasks ? 0 : -ENOMEM;
+}
+
+/**
+ * ws_heartbeat_free - free what ws_heartbeat_init() allocated
+ * @worker: the slot; its heartbeat is stopped (ws_heartbeat_stop())
+ */
+void ws_heartbeat_free(struct ws_worker *worker)
+{
+	kfree(worker->inv_tasks);
+	worker->inv_tasks = NULL;
 }
 
 /**
@@ -332,14 +370,15 @@ static bool ws_invoke_join(struct ws_worker *worker, struct ws_invoke *inv)
 }
 
 /*
- * Arm @inv (its second call, argument and isolation set; @ctx: a
- * ws_ctx_invoke() frame) and push it onto @worker's deque; false if the
- * deque could not grow, and the caller then makes both calls itself.
+ * Arm @inv (its second call and argument set; @ctx: a ws_ctx_invoke()
+ * frame) in the caller's isolation and push it onto @worker's deque;
+ * false if the deque could not grow, and the caller then makes both calls
+ * itself.
  */
 static bool ws_invoke_push(struct ws_worker *worker, struct ws_invoke *inv,
 			   bool ctx)
 {
-	ws_invoke_arm(worker, inv, ctx);
+	ws_invoke_arm(worker, inv, ctx, worker->inv.isolation);
 	if (unlikely(!ws_deque_push(&worker->deque, &inv->task, GFP_NOWAIT)))
 		return false;
 	/*
@@ -361,12 +400,14 @@ static noinline void ws_invoke_eager(struct ws_worker *worker,
 				     ws_invoke_fn left, void *left_arg,
 				     ws_invoke_fn right, void *right_arg)
 {
-	/* Not zeroed, as in __ws_invoke_frame() (<linux/wsched.h>). */
+	/*
+	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO: every field a thief or
+	 * the wait reads is set before it is published.
+	 */
 	struct ws_invoke inv __uninitialized;
 
 	inv.fn = right;
 	inv.arg = right_arg;
-	inv.isolation = worker->inv.isolation;
 	if (unlikely(!ws_invoke_push(worker, &inv, false))) {
 		/* The deque could not grow: one after the other, here. */
 		left(left_arg);
@@ -384,12 +425,11 @@ static noinline void ws_ctx_eager(struct ws_worker *worker, ws_ctx_fn left,
 				  void *right_arg)
 {
 	struct ws_ctx *ctx = (struct ws_ctx *)&worker->inv;
-	/* Not zeroed, as in __ws_invoke_frame() (<linux/wsched.h>). */
+	/* Not zeroed, as in ws_invoke_eager(). */
 	struct ws_invoke inv __uninitialized;
 
 	inv.ctx_fn = right;
 	inv.arg = right_arg;
-	inv.isolation = worker->inv.isolation;
 	if (unlikely(!ws_invoke_push(worker, &inv, true))) {
 		left(ctx, left_arg);
 		right(ctx, right_arg);
@@ -455,9 +495,10 @@ void __ws_invoke_outer(struct ws_invoke_slot *slot, ws_invoke_fn left,
 EXPORT_SYMBOL_GPL(__ws_invoke_outer);
 
 /*
- * The frame @inv at index @depth of @slot was promoted: take it back from
- * the promotion cell and return true for the caller to run its second
- * call, or wait until the thief that took it has run it and return false.
+ * The frame at index @depth of @slot was promoted (armed as @inv, the
+ * slot's task storage at that index): take it back from the promotion
+ * cell and return true for the caller to run its second call, or wait
+ * until the thief that took it has run it and return false.
  */
 static bool ws_invoke_take_back(struct ws_invoke_slot *slot,
 				struct ws_invoke *inv, unsigned int depth)
@@ -477,16 +518,29 @@ static bool ws_invoke_take_back(struct ws_invoke_slot *slot,
 	 */
 	if (cmpxchg(&worker->inv_cell, &inv->task, NULL) == &inv->task)
 		return true;
+	/*
+	 * A thief runs it, from @inv.  Keep index @depth out of reach of
+	 * the calls of the tasks we run while we wait: they make their
+	 * frames from @depth + 1 up.  Counted as promoted first, so that our
+	 * heartbeat finds no private frame at any point (published, then
+	 * depth up; depth, then published down: program order against an
+	 * interrupt of this CPU).
+	 */
+	WRITE_ONCE(slot->published, depth + 1);
+	barrier();
+	WRITE_ONCE(slot->depth, depth + 1);
 	ws_worker_wait(worker, &inv->group, false);
+	WRITE_ONCE(slot->depth, depth);
+	barrier();
+	WRITE_ONCE(slot->published, depth);
 	return false;
 }
 
 /**
  * __ws_invoke_reclaim - finish a ws_parallel_invoke() whose frame was promoted
  * @slot: the caller's own invoke slot
- * @inv: the frame, at index @depth of @slot's frames, promoted while the
+ * @depth: the index of the frame in @slot's frames, promoted while the
  *	first call ran (every younger frame has returned since)
- * @depth: its index
  *
  * Called by ws_parallel_invoke() (__ws_invoke_frame()) after the first
  * call, when the frame is no longer private: takes it back from the
@@ -496,9 +550,12 @@ static bool ws_invoke_take_back(struct ws_invoke_slot *slot,
  *
  * Context: the owner of @slot, in process context; may sleep.
  */
-void __ws_invoke_reclaim(struct ws_invoke_slot *slot, struct ws_invoke *inv,
-			 unsigned int depth)
+void __ws_invoke_reclaim(struct ws_invoke_slot *slot, unsigned int depth)
 {
+	struct ws_worker *worker = container_of(slot, struct ws_worker, inv);
+	struct ws_invoke *inv = &worker->inv_tasks[depth];
+
+	/* Armed from the frame: the same function and argument. */
 	if (ws_invoke_take_back(slot, inv, depth))
 		inv->fn(inv->arg);
 }
@@ -551,8 +608,7 @@ EXPORT_SYMBOL_GPL(__ws_parallel_invoke);
  * __ws_ctx_reclaim - finish a ws_ctx_invoke() whose frame was promoted
  * @slot: the caller's own invoke slot (its context)
  * @depth: the index of the frame in @slot's frames, promoted while the
- *	first call ran (every younger frame has returned since, so the
- *	entry still holds it)
+ *	first call ran (every younger frame has returned since)
  *
  * __ws_invoke_reclaim() for ws_ctx_invoke() (__ws_ctx_frame()): takes the
  * frame back and calls the second function with the caller's context, or
@@ -562,10 +618,10 @@ EXPORT_SYMBOL_GPL(__ws_parallel_invoke);
  */
 void __ws_ctx_reclaim(struct ws_invoke_slot *slot, unsigned int depth)
 {
-	/* Our own entry: only we write it, and we wrote it last. */
-	struct ws_invoke *inv = (struct ws_invoke *)(slot->frames[depth] &
-						     ~WS_INVOKE_CTX);
+	struct ws_worker *worker = container_of(slot, struct ws_worker, inv);
+	struct ws_invoke *inv = &worker->inv_tasks[depth];
 
+	/* Armed from the frame: the same function and argument. */
 	if (ws_invoke_take_back(slot, inv, depth))
 		inv->ctx_fn((struct ws_ctx *)slot, inv->arg);
 }
@@ -663,3 +719,32 @@ void ws_ctx_run(struct ws_pool *pool, ws_ctx_fn fn, void *arg)
 	ws_release_slot(worker);
 }
 EXPORT_SYMBOL_GPL(ws_ctx_run);
+
+/**
+ * ws_isolation_switch - ws_isolation_enter() with a new tag
+ * @worker: the caller's own slot
+ * @tag: the new tag, not the current one
+ *
+ * Records the current tag for the private frames made since the last
+ * switch (from &ws_worker.inv_iso_from up to the current depth), which
+ * then belong to an older region, and starts the new region at the
+ * current depth.  Each step is in program order against our heartbeat
+ * interrupt, which reads them in ws_invoke_promote(): the entries, then
+ * the index that covers them, then the tag, so it finds every frame's
+ * own tag between any two stores.
+ */
+void ws_isolation_switch(struct ws_worker *worker, unsigned long tag)
+{
+	unsigned int depth = min_t(unsigned int, worker->inv.depth,
+				   WS_INVOKE_FRAMES);
+	unsigned long outer = worker->inv.isolation;
+	unsigned int i;
+
+	for (i = worker->inv_iso_from; i < depth; i++)
+		WRITE_ONCE(worker->inv_iso[i], outer);
+	/* Lower only if no frame is left above @depth: then none is lost. */
+	barrier();
+	WRITE_ONCE(worker->inv_iso_from, depth);
+	barrier();
+	WRITE_ONCE(worker->inv.isolation, tag);
+}

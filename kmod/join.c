@@ -45,6 +45,7 @@ static struct ws_worker *ws_claim_slot(struct ws_pool *pool,
 	slot = pool->workers[pool->nr_cpus + i];
 	slot->wait_depth = 0;
 	slot->inv.isolation = 0;
+	slot->inv_iso_from = 0;
 	/* Released with none: every invoke that used them has returned. */
 	WRITE_ONCE(slot->inv.depth, 0);
 	WRITE_ONCE(slot->inv.published, 0);
@@ -224,6 +225,7 @@ static int ws_run_in_pool(struct ws_pool *pool, bool isolate,
 	struct ws_worker *worker = ws_current_worker(pool);
 	struct ws_worker *joined = NULL;
 	unsigned long outer;
+	unsigned int from;
 	u8 region;
 	int ret;
 
@@ -235,10 +237,10 @@ static int ws_run_in_pool(struct ws_pool *pool, bool isolate,
 	}
 	/* The address of a frame variable is unique while the region runs. */
 	outer = worker->inv.isolation;
-	if (isolate)
-		worker->inv.isolation = (unsigned long)&region;
+	from = ws_isolation_enter(worker, isolate ? (unsigned long)&region :
+					  outer);
 	ret = fn(arg);
-	worker->inv.isolation = outer;
+	ws_isolation_leave(worker, outer, from);
 	if (joined)
 		ws_release_slot(joined);
 	return ret;

@@ -382,6 +382,7 @@ static void ws_pool_free(struct ws_pool *pool)
 		 * no call arms the heartbeat again.
 		 */
 		ws_heartbeat_stop(worker);
+		ws_heartbeat_free(worker);
 		kfree(rcu_dereference_protected(worker->victims, 1));
 		ws_deque_destroy(&worker->deque);
 		kfree(worker);
@@ -457,7 +458,9 @@ static int ws_pool_setup(struct ws_pool *pool, const char *name,
 		if (!join)
 			inv_slots[cpu] = &worker->inv;
 		/* First: ws_pool_free() stops every slot's heartbeat. */
-		ws_heartbeat_init(worker);
+		ret = ws_heartbeat_init(worker);
+		if (ret)
+			return ret;
 		ret = ws_deque_init(&worker->deque, join ? WS_DEQUE_JOIN_SLOTS :
 				    WS_DEQUE_INIT_SLOTS, GFP_KERNEL);
 		if (ret)

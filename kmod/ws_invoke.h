@@ -12,7 +12,8 @@ struct ws_worker;
 
 /* Microseconds between heartbeats (module parameter heartbeat_us). */
 extern unsigned int ws_heartbeat_us;
-void ws_heartbeat_init(struct ws_worker *worker);
+int ws_heartbeat_init(struct ws_worker *worker);
+void ws_heartbeat_free(struct ws_worker *worker);
 void ws_heartbeat_stop(struct ws_worker *worker);
 bool ws_heartbeat_start(struct ws_worker *worker);
 
@@ -22,5 +23,8 @@ void ws_invoke_offer(struct ws_worker *worker);
 struct ws_task *ws_take_promoted(struct ws_worker *victim);
 void ws_invoke_request(struct ws_worker *victim);
 void ws_latent_request(struct ws_worker *victim);
+
+/* Record the frames' isolation and switch to @tag (ws_isolation_enter()). */
+void ws_isolation_switch(struct ws_worker *worker, unsigned long tag);
 
 #endif /* _WS_INVOKE_H */

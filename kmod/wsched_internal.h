@@ -93,6 +93,30 @@ struct ws_uworkers;
 struct vhost_task;
 
 /**
+ * struct ws_invoke - the second call of a ws_parallel_invoke() or
+ *	ws_ctx_invoke() call, as a task
+ * @task: the task thieves run, once armed
+ * @group: the group of one task the caller waits on if it was taken
+ * @fn: the second function of a ws_parallel_invoke() call
+ * @ctx_fn: the second function of a ws_ctx_invoke() call
+ * @arg: its argument
+ *
+ * A promoted frame is armed in its slot's &ws_worker.inv_tasks entry of
+ * the frame's index; a slot that publishes at once (not latent) keeps it
+ * on the caller's stack.  Armed as a lazily spawned task of @group, which
+ * the caller's slot owns (kmod/invoke.c).
+ */
+struct ws_invoke {
+	struct ws_task task;
+	struct ws_group group;
+	union {
+		ws_invoke_fn fn;
+		ws_ctx_fn ctx_fn;
+	};
+	void *arg;
+};
+
+/**
  * struct ws_worker - a slot of a pool: a deque and the thread that owns it
  * @deque: tasks the owner spawned; the owner pops them, others steal (A)
  * @pool: the pool (I)
@@ -114,6 +138,15 @@ struct vhost_task;
  *	in, or 0: O) and @inv.owner (see struct ws_invoke_slot, in
  *	<linux/wsched.h>); a CPU slot's is in the pool's
  *	&ws_pool_head.inv_slots
+ * @inv_iso_from: the lowest index of @inv.frames whose frame has the
+ *	current isolation, @inv.isolation; each older one has its own in
+ *	@inv_iso (O, read by its heartbeat interrupt: see
+ *	ws_isolation_enter())
+ * @inv_iso: the isolation tag of each frame below @inv_iso_from (O, the
+ *	same)
+ * @inv_tasks: where a promoted frame of @inv.frames is armed as a task,
+ *	at the same index; %WS_INVOKE_FRAMES entries, allocated for a slot
+ *	that is @latent, else NULL (I)
  * @wait_depth: how many ws_group_wait() calls are nested on the owner (O)
  * @ticks: tasks taken, to give the FIFO queue a regular turn (O)
  * @compensator: the last compensation thread started in this join slot,
@@ -183,6 +216,9 @@ struct ws_worker {
 	struct ws_task *lat_cell;
 	struct ws_task *lat[WS_LATENT_SLOTS];
 	struct ws_invoke_slot inv;
+	unsigned int inv_iso_from;
+	unsigned long inv_iso[WS_INVOKE_FRAMES];
+	struct ws_invoke *inv_tasks;
 	struct vhost_task *vtsk;
 	u8 ustate;
 	unsigned int uid;
@@ -289,6 +325,52 @@ static __always_inline struct ws_worker *ws_current_worker(struct ws_pool *pool)
 	if (likely(READ_ONCE(worker->thread) == current))
 		return worker;
 	return ws_current_worker_slow(pool);
+}
+
+/**
+ * ws_isolation_enter - run in isolation @tag on @worker from here on
+ * @worker: the caller's own slot
+ * @tag: the isolated region's tag (0: none)
+ *
+ * The private frames of @worker keep the isolation they were made in
+ * without a store per call: the frames at or above
+ * &ws_worker.inv_iso_from have the current one, and a change records the
+ * old one for the frames below the depth it happens at
+ * (ws_isolation_switch(), out of line; only when the tag changes, which
+ * a task of the same region or an unisolated one does not).  Pair with
+ * ws_isolation_leave(), with the old tag and what this returned, once the
+ * frames made since are gone again.
+ *
+ * Return: what ws_isolation_leave() restores.
+ */
+static __always_inline unsigned int
+ws_isolation_enter(struct ws_worker *worker, unsigned long tag)
+{
+	unsigned int from = worker->inv_iso_from;
+
+	if (unlikely(tag != worker->inv.isolation))
+		ws_isolation_switch(worker, tag);
+	return from;
+}
+
+/**
+ * ws_isolation_leave - return to the isolation ws_isolation_enter() left
+ * @worker: the caller's own slot
+ * @outer: the tag before ws_isolation_enter()
+ * @from: what it returned
+ *
+ * The tag first, then the index: a heartbeat in between finds the frames
+ * from @from up to the current depth recorded with @outer, which is what
+ * they have.  Both read by our heartbeat interrupt (ws_invoke_promote()),
+ * on this CPU: program order, WRITE_ONCE() for KCSAN.
+ */
+static __always_inline void ws_isolation_leave(struct ws_worker *worker,
+					       unsigned long outer,
+					       unsigned int from)
+{
+	WRITE_ONCE(worker->inv.isolation, outer);
+	barrier();
+	WRITE_ONCE(worker->inv_iso_from, from);
 }
 
 void __ws_wake_one(struct ws_pool *pool, int wake_flags);

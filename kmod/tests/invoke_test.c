@@ -1066,6 +1066,189 @@ static void ctx_wait_promotes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tr->wait_ret, 0);
 }
 
+/* ---- a promoted frame keeps the isolation it was made in ---- */
+
+/**
+ * struct it_iso - a frame promoted by the heartbeat while its owner is in
+ *	another isolated region than the one the frame was made in
+ * @pool: two workers, with attributes (the test thread sleeps)
+ * @inner: the frame is made inside the isolated region (else outside it,
+ *	with the region entered by the first call)
+ * @owner: the worker that made the call
+ * @region_tag: the owner's isolation tag inside the region
+ * @right_thread: the thread that ran the second call
+ * @right_tag: its isolation tag while it ran the second call
+ * @right_runs: runs of the second call
+ * @in_region: set by the first call once it spins in the region
+ * @started: set by the second call once it runs
+ * @met: the second call started while the first spun in the region
+ */
+struct it_iso {
+	struct ws_pool *pool;
+	bool inner;
+	struct task_struct *owner;
+	unsigned long region_tag;
+	int in_region;
+	struct task_struct *right_thread;
+	unsigned long right_tag;
+	atomic_t right_runs;
+	int started;
+	bool met;
+};
+
+/* The isolation tag of the current thread's slot of @pool. */
+static unsigned long it_iso_tag(struct ws_pool *pool)
+{
+	struct ws_worker *self = ws_pool_current(pool);
+
+	return self ? self->inv.isolation : ~0UL;
+}
+
+static void it_iso_right(void *arg)
+{
+	struct it_iso *st = arg;
+
+	st->right_thread = current;
+	st->right_tag = it_iso_tag(st->pool);
+	atomic_inc(&st->right_runs);
+	/* Pairs with smp_load_acquire() in it_iso_spin(). */
+	smp_store_release(&st->started, 1);
+}
+
+/* No call in here: only the heartbeat can promote the frame. */
+static void it_iso_spin(void *arg)
+{
+	struct it_iso *st = arg;
+	unsigned long deadline = jiffies + IT_TRIG_PATIENCE;
+
+	st->owner = current;
+	st->region_tag = it_iso_tag(st->pool);
+	/* Pairs with smp_load_acquire() in it_iso_blocker(). */
+	smp_store_release(&st->in_region, 1);
+	/* Pairs with smp_store_release() in it_iso_right(). */
+	while (!smp_load_acquire(&st->started) &&
+	       time_before(jiffies, deadline))
+		cpu_relax();
+	/* Pairs with smp_store_release() in it_iso_right(). */
+	st->met = smp_load_acquire(&st->started);
+}
+
+static int it_iso_region(void *arg)
+{
+	struct it_iso *st = arg;
+
+	if (st->inner)
+		ws_parallel_invoke(st->pool, it_iso_spin, st, it_iso_right,
+				   st);
+	else
+		it_iso_spin(st);
+	return 0;
+}
+
+static void it_iso_left(void *arg)
+{
+	struct it_iso *st = arg;
+
+	ws_isolate(st->pool, it_iso_region, st);
+}
+
+/*
+ * The outermost call's second call, which the other worker takes first
+ * (promoted at once while it idles, else by the heartbeat): it keeps
+ * that worker busy until the first call spins in the region, so that no
+ * thief's request has the frame under test promoted (at its caller's
+ * next call) before the region: only the heartbeat promotes it, while
+ * its owner is in the region.
+ */
+static void it_iso_blocker(void *arg)
+{
+	struct it_iso *st = arg;
+	unsigned long deadline = jiffies + IT_TRIG_PATIENCE;
+
+	/* Pairs with smp_store_release() in it_iso_spin(). */
+	while (!smp_load_acquire(&st->in_region) &&
+	       time_before(jiffies, deadline))
+		cpu_relax();
+}
+
+/* The nested frame is the one under test. */
+static void it_iso_outer(void *arg)
+{
+	struct it_iso *st = arg;
+
+	if (st->inner)
+		it_iso_left(st);
+	else
+		ws_parallel_invoke(st->pool, it_iso_left, st, it_iso_right,
+				   st);
+}
+
+struct it_iso_root {
+	struct ws_task task;
+	struct it_iso *st;
+};
+
+static struct ws_task *it_iso_root_fn(struct ws_task *task)
+{
+	struct it_iso *st = container_of(task, struct it_iso_root, task)->st;
+
+	ws_parallel_invoke(st->pool, it_iso_outer, st, it_iso_blocker, st);
+	return NULL;
+}
+
+static void it_iso_run(struct kunit *test, struct it_iso *st)
+{
+	struct ws_pool_attrs attrs = { .max_workers = 2 };
+	struct ws_pool *pool = ws_test_pool(test, "ws_it_iso", &attrs);
+	struct it_iso_root root = { .st = st };
+	struct ws_group group;
+	unsigned int old;
+
+	if (ws_pool_nr_workers(pool) < 2)
+		kunit_skip(test, "needs two workers");
+	st->pool = pool;
+	atomic_set(&st->right_runs, 0);
+	old = it_hb_set(100);
+	ws_task_init(&root.task, it_iso_root_fn);
+	ws_group_init(&group, pool);
+	ws_spawn(&group, &root.task);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	it_hb_set(old);
+	KUNIT_EXPECT_EQ(test, atomic_read(&st->right_runs), 1);
+	KUNIT_EXPECT_TRUE(test, st->met);
+	KUNIT_EXPECT_PTR_NE(test, st->right_thread, st->owner);
+	/* The first call did run in a region of its own. */
+	KUNIT_EXPECT_NE(test, st->region_tag, 0UL);
+	KUNIT_EXPECT_NE(test, st->region_tag, ~0UL);
+	ws_test_pool_destroy(test, pool);
+}
+
+/*
+ * The frame was made outside the region its owner is in when the
+ * heartbeat promotes it: the thief runs it unisolated, as it was made,
+ * not in the owner's current region (the region's entry recorded the
+ * older frames' tag: ws_isolation_enter()).
+ */
+static void invoke_isolation_of_older_frame(struct kunit *test)
+{
+	struct it_iso *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	it_iso_run(test, st);
+	KUNIT_EXPECT_EQ(test, st->right_tag, 0UL);
+}
+
+/* The control: a frame made inside the region runs in the region. */
+static void invoke_isolation_of_region_frame(struct kunit *test)
+{
+	struct it_iso *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	st->inner = true;
+	it_iso_run(test, st);
+	KUNIT_EXPECT_EQ(test, st->right_tag, st->region_tag);
+}
+
 /* ---- the first call leaves a task above the second ---- */
 
 /**
@@ -1181,6 +1364,8 @@ static struct kunit_case invoke_cases[] = {
 	KUNIT_CASE(invoke_no_heartbeat_stays),
 	KUNIT_CASE(invoke_wait_promotes),
 	KUNIT_CASE(invoke_left_behind),
+	KUNIT_CASE(invoke_isolation_of_older_frame),
+	KUNIT_CASE(invoke_isolation_of_region_frame),
 	KUNIT_CASE(ctx_fib_worker),
 	KUNIT_CASE(ctx_fib_joined),
 	KUNIT_CASE(ctx_fib_outside),

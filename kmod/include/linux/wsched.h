@@ -422,38 +422,22 @@ static inline bool ws_group_done(struct ws_group *group)
 #define WS_INVOKE_FRAMES	32
 
 /**
- * struct ws_invoke - the second call of a ws_parallel_invoke() or
- *	ws_ctx_invoke() call
- * @task: the task thieves run, once the frame is armed
- * @group: the group of one task the caller waits on if it was taken
+ * struct ws_invoke_frame - the second call of a nested ws_parallel_invoke()
+ *	or ws_ctx_invoke() call, while it is private
  * @fn: the second function of a ws_parallel_invoke() call
  * @ctx_fn: the second function of a ws_ctx_invoke() call
  * @arg: its argument
- * @isolation: the caller's isolation tag when it made the call
  *
- * Lives on the caller's stack.  Private to the caller's slot (only @fn,
- * @arg and @isolation set) until it is promoted; then armed as a lazily
- * spawned task of @group, which the caller's slot owns.  Private to
- * wsched.
+ * An entry of a slot's frame array, indexed by nesting depth: the caller
+ * keeps nothing of the call on its own stack.  Private to wsched.
  */
-struct ws_invoke {
-	struct ws_task task;
-	struct ws_group group;
+struct ws_invoke_frame {
 	union {
 		ws_invoke_fn fn;
 		ws_ctx_fn ctx_fn;
 	};
 	void *arg;
-	unsigned long isolation;
 };
-
-/*
- * WS_INVOKE_CTX - the bit of a struct ws_invoke_slot's frame entry that
- * says the frame is a ws_ctx_invoke() call (its @ctx_fn is set), not a
- * ws_parallel_invoke() one (@fn).  A frame is a stack object, aligned to
- * at least a pointer, so bit 0 of its address is free.
- */
-#define WS_INVOKE_CTX		1UL
 
 /**
  * struct ws_invoke_slot - the part of a pool's slot that the inline
@@ -471,13 +455,16 @@ struct ws_invoke {
  *	private (WRITE_ONCE() and READ_ONCE(): a hint with no ordering);
  *	cleared when a frame is promoted
  * @isolation: the tag of the isolated region the slot's thread is in, or 0
- *	(its own thread only)
- * @frames: the second calls of the nested calls, oldest first: the
- *	address of each frame, with %WS_INVOKE_CTX set for a ws_ctx_invoke()
- *	frame (written by the owner; read by its heartbeat interrupt)
+ *	(its own thread only; see ws_isolation_enter() for how a promotion
+ *	finds the tag of an older frame)
+ * @frames: the second calls of the nested calls, oldest first (written by
+ *	the owner; read by its heartbeat interrupt)
+ * @is_ctx: for each entry of @frames, whether it is a ws_ctx_invoke() call
+ *	(its @ctx_fn is set) rather than a ws_parallel_invoke() one (@fn)
  *
  * Embedded in every slot (struct ws_worker, kmod/wsched_internal.h);
- * private to wsched.
+ * private to wsched.  A promoted frame is armed as a task in storage of
+ * the slot's own, at the same index (kmod/invoke.c).
  */
 struct ws_invoke_slot {
 	struct task_struct *owner;
@@ -485,7 +472,8 @@ struct ws_invoke_slot {
 	unsigned int published;
 	unsigned int request;
 	unsigned long isolation;
-	unsigned long frames[WS_INVOKE_FRAMES];
+	struct ws_invoke_frame frames[WS_INVOKE_FRAMES];
+	u8 is_ctx[WS_INVOKE_FRAMES];
 };
 
 /**
@@ -505,8 +493,7 @@ void __ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
 void __ws_invoke_outer(struct ws_invoke_slot *slot, ws_invoke_fn left,
 		       void *left_arg, ws_invoke_fn right, void *right_arg);
 void __ws_invoke_enter(struct ws_invoke_slot *slot, unsigned int depth);
-void __ws_invoke_reclaim(struct ws_invoke_slot *slot, struct ws_invoke *inv,
-			 unsigned int depth);
+void __ws_invoke_reclaim(struct ws_invoke_slot *slot, unsigned int depth);
 
 /* The invoke slot of @pool's CPU slot for the CPU we run on. */
 static __always_inline struct ws_invoke_slot *
@@ -535,10 +522,12 @@ static __always_inline bool __ws_invoke_owns(struct ws_invoke_slot *slot)
 }
 
 /*
- * Run @left with @right in a private frame at index @depth of @slot (the
- * caller's own, with @depth below WS_INVOKE_FRAMES), then @right unless
- * it was promoted meanwhile.  @outer: the outermost call, which starts
- * the heartbeat (out of line, in __ws_invoke_outer()).  The frame, its
+ * Run @left with @right in the private frame at index @depth of @slot
+ * (the caller's own, with @depth below WS_INVOKE_FRAMES), then @right
+ * unless it was promoted meanwhile.  @outer: the outermost call, which
+ * starts the heartbeat (out of line, in __ws_invoke_outer()).  The frame
+ * is an entry of the slot, not of the caller's stack, so the caller's own
+ * frame stays as small as its other locals make it.  The frame, its
  * index and the reads after the first call pair with the owner's
  * heartbeat, an interrupt of its own CPU (ws_heartbeat(), kmod/invoke.c),
  * so program order is all they need: no atomic operation and no barrier
@@ -551,17 +540,10 @@ static __always_inline void __ws_invoke_frame(struct ws_invoke_slot *slot,
 					      ws_invoke_fn right,
 					      void *right_arg)
 {
-	/*
-	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO: every field a thief or
-	 * the wait reads is set before it is published.
-	 */
-	struct ws_invoke inv __uninitialized;
-
-	inv.fn = right;
-	inv.arg = right_arg;
-	inv.isolation = slot->isolation;
-	/* Marked: our heartbeat interrupt reads it (KCSAN sees both). */
-	WRITE_ONCE(slot->frames[depth], (unsigned long)&inv);
+	/* Marked: our heartbeat interrupt reads them (KCSAN sees both). */
+	WRITE_ONCE(slot->frames[depth].fn, right);
+	WRITE_ONCE(slot->frames[depth].arg, right_arg);
+	WRITE_ONCE(slot->is_ctx[depth], 0);
 	/*
 	 * The frame, then its index: pairs with our heartbeat interrupt,
 	 * which reads the index, then the frame (ws_invoke_promote()), on
@@ -581,13 +563,17 @@ static __always_inline void __ws_invoke_frame(struct ws_invoke_slot *slot,
 	 * Take the frame back; from here our heartbeat cannot promote it.
 	 * It may have before: the read of published below comes after this
 	 * store in program order (both volatile), which is the order our
-	 * interrupt sees them in.
+	 * interrupt sees them in.  Our depth and the second argument are
+	 * read back rather than kept across the call (two callee-saved
+	 * registers less): every call nested in @left has restored the
+	 * depth to depth + 1, and only we write our frame.
 	 */
+	depth = slot->depth - 1;
 	WRITE_ONCE(slot->depth, depth);
 	if (likely(depth >= READ_ONCE(slot->published)))
-		right(right_arg);
+		right(slot->frames[depth].arg);
 	else
-		__ws_invoke_reclaim(slot, &inv, depth);
+		__ws_invoke_reclaim(slot, depth);
 }
 
 /*
@@ -699,10 +685,11 @@ static __always_inline struct ws_invoke_slot *__ws_ctx_slot(struct ws_ctx *ctx)
 
 /*
  * __ws_invoke_frame() for ws_ctx_invoke(): the same protocol, the frame
- * marked %WS_INVOKE_CTX, whose second call a thief runs with a context
- * of its own.  The reclaim finds the frame by its index (no younger call
- * reuses the entry before this one returns), so the caller need not keep
- * its address across the first call: one callee-saved register less.
+ * marked in @is_ctx, whose second call a thief runs with a context of its
+ * own.  Our depth is read back after the first call rather than kept
+ * across it, and the reclaim finds the frame by that index: the caller
+ * keeps only the context across the call, which it needs for the second
+ * one anyway.
  */
 static __always_inline void __ws_ctx_frame(struct ws_invoke_slot *slot,
 					   unsigned int depth, bool outer,
@@ -710,14 +697,11 @@ static __always_inline void __ws_ctx_frame(struct ws_invoke_slot *slot,
 					   ws_ctx_fn right, void *right_arg)
 {
 	struct ws_ctx *ctx = (struct ws_ctx *)slot;
-	/* Not zeroed, as in __ws_invoke_frame(). */
-	struct ws_invoke inv __uninitialized;
 
-	inv.ctx_fn = right;
-	inv.arg = right_arg;
-	inv.isolation = slot->isolation;
-	/* Marked: our heartbeat interrupt reads it (KCSAN sees both). */
-	WRITE_ONCE(slot->frames[depth], (unsigned long)&inv | WS_INVOKE_CTX);
+	/* Marked: our heartbeat interrupt reads them (KCSAN sees both). */
+	WRITE_ONCE(slot->frames[depth].ctx_fn, right);
+	WRITE_ONCE(slot->frames[depth].arg, right_arg);
+	WRITE_ONCE(slot->is_ctx[depth], 1);
 	/*
 	 * The frame, then its index: pairs with our heartbeat interrupt, on
 	 * this CPU, as in __ws_invoke_frame().
@@ -730,14 +714,13 @@ static __always_inline void __ws_ctx_frame(struct ws_invoke_slot *slot,
 	left(ctx, left_arg);
 	/*
 	 * Take the frame back; the read of published comes after this store
-	 * in program order, as in __ws_invoke_frame().  Our depth is read
-	 * back rather than kept across the call (one callee-saved register
-	 * less): every call nested in @left has restored it to depth + 1.
+	 * in program order, as in __ws_invoke_frame().  Every call nested in
+	 * @left has restored the depth to depth + 1.
 	 */
 	depth = slot->depth - 1;
 	WRITE_ONCE(slot->depth, depth);
 	if (likely(depth >= READ_ONCE(slot->published)))
-		right(ctx, right_arg);
+		right(ctx, slot->frames[depth].arg);
 	else
 		__ws_ctx_reclaim(slot, depth);
 }
@@ -759,13 +742,14 @@ static __always_inline void __ws_ctx_frame(struct ws_invoke_slot *slot,
  * @right, that thread's own.
  *
  * On a CPU-bound worker of a kernel pool the unstolen path is a few
- * stores into a frame on the caller's stack, the call of @left, a store
- * and a compare, then the call of @right: no atomic operation, no
- * barrier, and with constant functions direct calls.  The outermost
- * call of the worker (which starts its heartbeat), calls nested deeper
- * than %WS_INVOKE_FRAMES (which call both functions in turn) and every
- * call of a thread that is not bound to a CPU (a thread that joined, a
- * user pool's worker: @right goes onto its deque at once) go out of line.
+ * stores into the slot's frame array (nothing on the caller's stack),
+ * the call of @left, a store and a compare, then the call of @right: no
+ * atomic operation, no barrier, and with constant functions direct
+ * calls.  The outermost call of the worker (which starts its heartbeat),
+ * calls nested deeper than %WS_INVOKE_FRAMES (which call both functions
+ * in turn) and every call of a thread that is not bound to a CPU (a
+ * thread that joined, a user pool's worker: @right goes onto its deque at
+ * once) go out of line.
  *
  * A context is valid only on the thread it was given to, until the
  * function it was given to returns, and only for that function and the

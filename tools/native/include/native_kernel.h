@@ -270,6 +270,7 @@ static inline void *kmalloc(size_t s, gfp_t g) { return native_kmalloc(s, g); }
 static inline void *kzalloc(size_t s, gfp_t g) { return native_kmalloc(s, g | __GFP_ZERO); }
 static inline void *kzalloc_node(size_t s, gfp_t g, int node) { (void)node; return kzalloc(s, g); }
 static inline void *kcalloc(size_t n, size_t s, gfp_t g) { return kzalloc(n * s, g); }
+static inline void *kcalloc_node(size_t n, size_t s, gfp_t g, int node) { (void)node; return kcalloc(n, s, g); }
 static inline void *kvmalloc(size_t s, gfp_t g) { return native_kmalloc(s, g); }
 static inline void kfree(const void *p) { free((void *)p); }
 static inline void kvfree(const void *p) { free((void *)p); }
