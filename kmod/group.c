@@ -390,38 +390,115 @@ bool ws_latent_promote(struct ws_worker *worker)
 	return move != WS_LATENT_NONE;
 }
 
+/*
+ * Whether @owner, the thread of @worker, whose pi_lock the caller holds,
+ * runs nowhere until that lock is free again, with its last stores seen.
+ * Two ways:
+ *
+ * - Bound to the slot's CPU, the one this interrupt runs on, and not
+ *   current here: runnable here, where only this CPU's scheduler (which
+ *   this interrupt holds off) could run it, or asleep, and a wake-up that
+ *   would place it (anywhere, if CPU hotplug broke its binding) takes its
+ *   pi_lock.  Its last stores are in memory in program order, as at an
+ *   interrupt of the owner itself.  No other CPU's balancer moves a task
+ *   allowed on this CPU alone (its mask is checked too: an affinity
+ *   change under way may have set another CPU before moving it).
+ *
+ * - Blocked, wherever it last ran and whatever its binding: what
+ *   try_to_wake_up() checks under the same lock before it may place a
+ *   task, in the same order.  A sleeping state that is not TASK_WAKING,
+ *   then (smp_rmb(), pairing with the smp_mb__after_spinlock() of
+ *   __schedule(), as in try_to_wake_up()) off the runqueue, then, after
+ *   that control dependency, off its CPU: the acquire load pairs with the
+ *   release store of on_cpu in finish_task() as its CPU switched away
+ *   from it, so its stores before it slept are seen.  Only a wake-up,
+ *   which needs the lock, lets it run again; the wake-up's ordering then
+ *   shows it our stores.  Not held: a task whose dequeue the fair class
+ *   delays (on the runqueue, asleep); a later beat finds it off.
+ *
+ * CPU hotplug breaks the binding of a bound thread that is not a per-CPU
+ * kthread as soon as the CPU starts going offline (a wake-up then places
+ * it elsewhere and allows it every CPU), before wsched's offline callback
+ * stops it: the second way covers that thread once it blocks.
+ */
+static bool ws_owner_held(struct ws_worker *worker, struct task_struct *owner)
+{
+	unsigned int state;
+
+	/* Its runqueue is this CPU's before we read its mask. */
+	if (raw_smp_processor_id() == worker->cpu &&
+	    task_cpu(owner) == worker->cpu && owner->nr_cpus_allowed == 1 &&
+	    cpumask_test_cpu(worker->cpu, owner->cpus_ptr))
+		return true;
+	state = READ_ONCE(owner->__state);
+	if (state == TASK_RUNNING || state == TASK_WAKING)
+		return false;
+	/* Pairs with __schedule(), see above and try_to_wake_up(). */
+	smp_rmb();
+	if (READ_ONCE(owner->on_rq))
+		return false;
+#ifdef CONFIG_SMP
+	/* Off the runqueue before we look at on_cpu; as try_to_wake_up(). */
+	smp_acquire__after_ctrl_dep();
+	/* Pairs with smp_store_release() of on_cpu in finish_task(). */
+	return !smp_load_acquire(&owner->on_cpu);
+#else
+	/* One CPU, this interrupt's: the owner, not current, is off it. */
+	return true;
+#endif
+}
+
 /**
- * ws_latent_promote_parked - promote for an owner that is off its CPU
+ * ws_latent_promote_parked - the heartbeat of an owner it does not interrupt
  * @worker: a CPU slot, whose heartbeat interrupts another thread
+ * @us: the heartbeat's interval in microseconds (0: stop)
  *
  * The owner may be blocked, outside any wait, on what one of its latent
  * tasks would do (a completion it signals, a lock it releases), or just
- * preempted: its latent tasks must not stay private then.  The owner is
- * a kthread bound to the slot's CPU.  While this interrupt runs on that
- * CPU, the owner, not current here, runs nowhere: it is either runnable
- * here, where only this CPU's scheduler (which this interrupt holds off)
- * could run or move it, or asleep, and a wake-up that would place it
- * (anywhere, if CPU hotplug broke its binding) takes its pi_lock, which
- * we hold.  Its last stores are in memory in program order, as at an
- * interrupt of the owner itself.  A binding already broken (the owner
- * on another CPU, or allowed on more) promotes nothing.
+ * preempted: its latent tasks must not stay private then.  While the
+ * owner is held (ws_owner_held()), promote its oldest latent task; while
+ * it is held with nothing to promote and no invoke frame, stop the
+ * heartbeat: the owner sees @hb_armed cleared when it runs again (it
+ * needs a wake-up or this CPU, both after us) and starts it at its next
+ * latent spawn or outermost call.  An owner that is not held may be
+ * running on another CPU (CPU hotplug moved it): its state is not ours to
+ * read, so keep beating until it is held or the heartbeat interrupts it.
  *
  * Context: hard interrupt (the heartbeat); the slot holds a reference on
  * its thread until its heartbeat is stopped (pool.c).
+ *
+ * Return: whether the heartbeat beats on.
  */
-void ws_latent_promote_parked(struct ws_worker *worker)
+bool ws_latent_promote_parked(struct ws_worker *worker, unsigned int us)
 {
 	struct task_struct *owner = READ_ONCE(worker->thread);
 	enum ws_latent_move move = WS_LATENT_NONE;
+	bool beat = true;
 
-	if (!owner || raw_smp_processor_id() != worker->cpu)
-		return;
+	/* No thread: hotplug stopped it and flushed its tasks. */
+	if (!owner) {
+		WRITE_ONCE(worker->hb_armed, false);
+		return false;
+	}
 	raw_spin_lock(&owner->pi_lock);
-	if (owner->nr_cpus_allowed == 1 && task_cpu(owner) == worker->cpu)
-		move = ws_latent_to_cell(worker);
+	if (ws_owner_held(worker, owner)) {
+		/* Held: its fields are stable and ours to read. */
+		if (!us || (!READ_ONCE(worker->inv.depth) &&
+			    READ_ONCE(worker->lat_bot) >=
+			    READ_ONCE(worker->lat_top)))
+			beat = false;
+		else
+			move = ws_latent_to_cell(worker);
+	} else if (!us) {
+		/* Turned off: promised nothing, only requests promote. */
+		beat = false;
+	}
+	if (!beat)
+		WRITE_ONCE(worker->hb_armed, false);
 	raw_spin_unlock(&owner->pi_lock);
 	/* After the unlock: a wake-up takes the woken thread's pi_lock. */
 	ws_latent_wake(worker, move);
+	return beat;
 }
 
 /*

@@ -163,8 +163,8 @@ noinline void ws_invoke_offer(struct ws_worker *worker)
  * on PREEMPT_RT too, so it interrupts the owner at an instruction boundary
  * and the owner's local_irq_save() keeps it out.  It touches no deque
  * (ws_deque_push() and ws_deque_pop() are not reentrant): only the cell.
- * Taken off its CPU by hotplug, it fires on another one, where it finds
- * its owner or not; it promotes only while it interrupts the owner.
+ * It may fire on a CPU other than its owner's (CPU hotplug moved the
+ * owner, or the timer), where it finds its owner or not.
  */
 static enum hrtimer_restart ws_heartbeat(struct hrtimer *timer)
 {
@@ -173,28 +173,32 @@ static enum hrtimer_restart ws_heartbeat(struct hrtimer *timer)
 	unsigned int us = READ_ONCE(ws_heartbeat_us);
 
 	/*
-	 * No frame and no latent task: the worker left its calls (or
-	 * idles); stop until its next outermost call or latent spawn arms
-	 * us again.  READ_ONCE(): when we do not
-	 * interrupt the owner, its WRITE_ONCE() races with us, a hint.
+	 * Only the owner stores its own task pointer (or hotplug, while it
+	 * does not run).  If we interrupted it, it runs nowhere else, and
+	 * its fields are ours in program order.  If not (preempted, napping
+	 * in a wait, or moved by hotplug), invoke frames wait for a beat
+	 * that interrupts it (their owner runs them anyway), but latent
+	 * spawned tasks, which the owner may block on, are promoted while
+	 * the owner provably runs nowhere (ws_latent_promote_parked(),
+	 * which also decides whether to stop then).
 	 */
-	if (!us || (!READ_ONCE(worker->inv.depth) &&
-		    READ_ONCE(worker->lat_bot) >= READ_ONCE(worker->lat_top))) {
-		WRITE_ONCE(worker->hb_armed, false);
+	if (current == READ_ONCE(worker->thread)) {
+		if (!us || (!READ_ONCE(worker->inv.depth) &&
+			    READ_ONCE(worker->lat_bot) >=
+			    READ_ONCE(worker->lat_top))) {
+			/*
+			 * No frame and no latent task: the worker left its
+			 * calls; stop until its next outermost call or latent
+			 * spawn arms us again (it reads the flag on this CPU,
+			 * after us).
+			 */
+			WRITE_ONCE(worker->hb_armed, false);
+			return HRTIMER_NORESTART;
+		}
+		ws_invoke_promote(worker);
+	} else if (!ws_latent_promote_parked(worker, us)) {
 		return HRTIMER_NORESTART;
 	}
-	/*
-	 * Only the owner stores its own task pointer (or hotplug, while it
-	 * does not run).  If we interrupted it, it runs nowhere else.  If
-	 * not (preempted, napping in a wait, or hotplug moved it), invoke
-	 * frames wait for the next beat (their owner runs them anyway), but
-	 * latent spawned tasks, which the owner may block on, are promoted
-	 * while the owner is off its CPU (ws_latent_promote_parked()).
-	 */
-	if (current == READ_ONCE(worker->thread))
-		ws_invoke_promote(worker);
-	else if (READ_ONCE(worker->lat_bot) < READ_ONCE(worker->lat_top))
-		ws_latent_promote_parked(worker);
 	hrtimer_forward_now(timer, ws_heartbeat_interval(us));
 	return HRTIMER_RESTART;
 }
@@ -263,9 +267,12 @@ bool ws_heartbeat_start(struct ws_worker *worker)
 	unsigned int us = READ_ONCE(ws_heartbeat_us);
 
 	/*
-	 * Not armed means not queued and not running: its callback cleared
-	 * the flag as it stopped, in an interrupt of our CPU, so nothing
-	 * comes between the test and the start.
+	 * Not armed means not queued, and not running past its last look at
+	 * us: its callback cleared the flag as it stopped, either in an
+	 * interrupt of our CPU or while we were held off every CPU
+	 * (ws_latent_promote_parked()), and we read it after that.  If the
+	 * callback has not returned yet, hrtimer_start() queues the timer
+	 * on the callback's CPU, and its HRTIMER_NORESTART leaves it queued.
 	 */
 	if (!us || READ_ONCE(worker->hb_armed))
 		return false;

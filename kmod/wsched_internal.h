@@ -157,7 +157,8 @@ struct ws_invoke {
  *	(by @hb_timer, a thief's request or a wait).  Other slots push
  *	every second call onto @deque at once (I)
  * @hb_armed: @hb_timer is queued or running (O and its heartbeat
- *	interrupt, on the same CPU: WRITE_ONCE() and READ_ONCE())
+ *	interrupt, on the same CPU or while the owner is held off every
+ *	CPU, see ws_latent_promote_parked(): WRITE_ONCE() and READ_ONCE())
  * @inv_cell: the promoted frame's task that no thief took yet, or NULL
  *	(A: stored non-NULL only by the owner with interrupts off or by its
  *	heartbeat interrupt, with release; emptied with cmpxchg() by a
@@ -170,8 +171,8 @@ struct ws_invoke {
  *	first (O; stored with WRITE_ONCE() for the heartbeat, which reads
  *	it while it interrupts the owner)
  * @lat_bot: the oldest latent task not yet promoted (the owner with
- *	interrupts off, or its heartbeat while it interrupts the owner;
- *	WRITE_ONCE() and READ_ONCE())
+ *	interrupts off, or its heartbeat while it interrupts the owner or
+ *	holds it off every CPU; WRITE_ONCE() and READ_ONCE())
  * @lat_req: a thief found nothing here while latent tasks were left: the
  *	owner promotes the oldest at its next spawn (A: set by thieves,
  *	cleared by the owner, unordered: a hint)
@@ -493,11 +494,15 @@ static __always_inline bool ws_push_own(struct ws_pool *pool,
  * CPU, may promote the oldest one (@lat[@lat_bot]) at any instruction
  * boundary of the owner: so the owner orders its stores for an interrupt
  * of its own CPU only, program order as the compiler emits it (barrier(),
- * WRITE_ONCE()), and needs no fence, no atomic operation.
+ * WRITE_ONCE()), and needs no fence, no atomic operation.  While the owner
+ * is off every CPU (blocked, or preempted on its own CPU), the heartbeat
+ * promotes from wherever it fires, under the owner's pi_lock, which holds
+ * off the wake-up (ws_latent_promote_parked()); the scheduler's ordering
+ * of a switch and a wake-up stands in for the fence.
  */
 void ws_latent_slow(struct ws_worker *worker);
 bool ws_latent_promote(struct ws_worker *worker);
-void ws_latent_promote_parked(struct ws_worker *worker);
+bool ws_latent_promote_parked(struct ws_worker *worker, unsigned int us);
 void ws_latent_stop(struct ws_worker *worker);
 void ws_latent_flush(struct ws_worker *worker);
 struct ws_task *__ws_latent_take_cell(struct ws_worker *worker);

@@ -11,6 +11,7 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -54,6 +55,7 @@ struct lt_child {
  *	or one per CPU without (the test thread joins it and steals)
  * @owner: the thread of the owner's task
  * @owner_latent: the owner's task ran on a slot that keeps spawns latent
+ * @unbound: the owner's task ran off its slot's CPU, allowed on another
  * @group: the group the owner's task owns
  * @c1: spawned by the owner into @group first
  * @c2: the second child, where a case needs one: spawned first, as a
@@ -73,6 +75,7 @@ struct lt_state {
 	struct ws_pool *pool;
 	struct task_struct *owner;
 	bool owner_latent;
+	bool unbound;
 	struct ws_group group;
 	struct lt_child c1;
 	struct lt_child c2;
@@ -327,6 +330,49 @@ static void latent_parked_promotes(struct kunit *test)
 	ws_test_pool_destroy(test, lt->pool);
 }
 
+/*
+ * The same, from a CPU other than the slot's: CPU hotplug leaves a worker
+ * so when it wakes the worker while the slot's CPU goes offline (the
+ * scheduler's fallback allows it every CPU), and the worker may run a
+ * task, spawn and block there before the offline callback stops it.  We
+ * move ourselves, so our heartbeat starts (and fires) on the other CPU.
+ */
+static void lt_unbound_body(struct lt_state *lt)
+{
+	struct ws_worker *slot = ws_pool_current(lt->pool);
+	unsigned int cpu, other;
+
+	if (!slot || !lt->owner_latent) {
+		lt_parked_body(lt);
+		return;
+	}
+	cpu = slot->cpu;
+	other = cpumask_any_but(cpu_online_mask, cpu);
+	if (other < nr_cpu_ids &&
+	    !set_cpus_allowed_ptr(current, cpumask_of(other)))
+		lt->unbound = raw_smp_processor_id() != cpu;
+	lt_parked_body(lt);
+	/* Bound again, for the pool's next tasks (and its destruction). */
+	set_cpus_allowed_ptr(current, cpumask_of(cpu));
+}
+
+static void latent_unbound_parked_promotes(struct kunit *test)
+{
+	struct lt_state *lt = lt_alloc(test, lt_pool2(test));
+	unsigned int old = lt_hb_set(100);
+
+	lt_run(test, lt, lt_unbound_body);
+	lt_hb_set(old);
+	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
+	KUNIT_EXPECT_TRUE(test, lt->unbound);
+	KUNIT_EXPECT_EQ(test, lt->ret, 0);
+	KUNIT_EXPECT_TRUE(test, lt->met);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c1.runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c2.runs), 1);
+	KUNIT_EXPECT_PTR_NE(test, lt->c1.thread, lt->owner);
+	ws_test_pool_destroy(test, lt->pool);
+}
+
 /* ---- trigger 2: a thief's request ---- */
 
 #define LT_NOPS		2048
@@ -554,6 +600,7 @@ static struct kunit_case latent_cases[] = {
 	KUNIT_CASE(latent_stays_private),
 	KUNIT_CASE(latent_heartbeat_promotes),
 	KUNIT_CASE(latent_parked_promotes),
+	KUNIT_CASE(latent_unbound_parked_promotes),
 	KUNIT_CASE(latent_request_promotes),
 	KUNIT_CASE(latent_wait_promotes),
 	KUNIT_CASE(latent_shared_wait),

@@ -556,6 +556,7 @@ int native_cpu_up(unsigned int cpu);
 #define TASK_RUNNING		0x0000
 #define TASK_INTERRUPTIBLE	0x0001
 #define TASK_UNINTERRUPTIBLE	0x0002
+#define TASK_WAKING		0x0200
 #define TASK_NOLOAD		0x0400
 #define TASK_FREEZABLE		0x2000
 #define TASK_IDLE		(TASK_UNINTERRUPTIBLE | TASK_NOLOAD)
@@ -591,6 +592,7 @@ struct task_struct {
 	 * kernel's ws_latent_promote_parked() path is not taken).
 	 */
 	int nr_cpus_allowed;
+	int on_rq;		/* read there only; never stored */
 	raw_spinlock_t pi_lock;
 };
 static inline unsigned int task_cpu(const struct task_struct *p)
