@@ -499,6 +499,7 @@ static struct ws_task *ws_steal_from(struct ws_worker *thief, unsigned int slot)
 		task = ws_take_promoted(victim);
 	if (!task) {
 		ws_invoke_request(victim);
+		ws_latent_request(victim);
 		return NULL;
 	}
 	ws_task_claim(task);
@@ -661,8 +662,19 @@ ws_next_task(struct ws_worker *worker, struct ws_task *bypass,
 			return task;
 	}
 
-	/* 2. Pop the youngest task of our own deque (LIFO). */
-	task = ws_pop_own(worker);
+	/*
+	 * 2. Pop the youngest task of our own (LIFO): latent ones first,
+	 * then the deque, then a latent one we promoted and nobody took.
+	 * Latent tasks were spawned outside any isolated region, so none
+	 * runs inside one.
+	 */
+	task = NULL;
+	if (!worker->inv.isolation)
+		task = ws_latent_pop(worker);
+	if (!task)
+		task = ws_pop_own(worker);
+	if (!task && !worker->inv.isolation)
+		task = ws_latent_take_cell(worker);
 	if (task || !open)
 		return task;
 
@@ -885,6 +897,12 @@ ws_dispatch(struct ws_worker *worker, enum ws_scope scope,
 		 */
 		if (READ_ONCE(worker->inv.published) < worker->inv.depth)
 			ws_invoke_offer(worker);
+		/*
+		 * Latent tasks we may not run here (isolated, or too deep):
+		 * publish them, as our heartbeat cannot while we sleep.
+		 */
+		if (READ_ONCE(worker->lat_bot) < worker->lat_top)
+			ws_latent_stop(worker);
 		switch (policy.idle) {
 		case WS_IDLE_SLEEP:
 			if (ws_worker_sleep(worker) && pool->user &&
@@ -970,6 +988,8 @@ int ws_worker_thread(void *arg)
 	if (worker->latent)
 		WRITE_ONCE(worker->inv.owner, current);
 	ws_worker_run(worker, false);
+	/* Told to stop with tasks latent: for hotplug to hand on. */
+	ws_latent_flush(worker);
 	if (worker->latent)
 		WRITE_ONCE(worker->inv.owner, NULL);
 	return 0;

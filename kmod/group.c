@@ -207,9 +207,13 @@ static __always_inline bool ws_task_arm(struct ws_group *group,
  *
  * From a worker of the group's pool the task goes to the bottom of the
  * worker's own deque, where the worker pops it or another worker steals
- * it.  From any other context (another thread, an interrupt) it goes to
- * the pool's injection queue.  A task with unfinished predecessors is
- * queued by the last of them to finish.  Never sleeps, never fails.
+ * it; a ready task that the group's owner spawns on a CPU worker stays
+ * private to it instead (latent) until its wait runs it or a promotion
+ * (the heartbeat, a thief's request) publishes it (see
+ * Documentation/design.rst, "Latent spawns").  From any other context
+ * (another thread, an interrupt) it goes to the pool's injection queue.
+ * A task with unfinished predecessors is queued by the last of them to
+ * finish.  Never sleeps, never fails.
  */
 void ws_spawn(struct ws_group *group, struct ws_task *task)
 {
@@ -231,6 +235,16 @@ void ws_spawn(struct ws_group *group, struct ws_task *task)
 			task->flags = WS_TASK_LAZY;
 			/* Owner only; ws_group_done() reads it locklessly. */
 			WRITE_ONCE(group->lazy, group->lazy + 1);
+			/*
+			 * Latent on a CPU slot, outside isolated regions,
+			 * unless another thread waits for the group (see
+			 * ws_latent_shared()): plain stores, no deque.
+			 */
+			if (likely(worker->latent && !task->isolation &&
+				   !test_bit(WS_GROUP_SHARED_BIT,
+					     &group->flags)) &&
+			    likely(ws_latent_push(worker, task)))
+				return;
 			if (likely(ws_push_own(pool, worker, task)))
 				return;
 			/* The deque could not grow: count it after all. */
@@ -245,6 +259,396 @@ void ws_spawn(struct ws_group *group, struct ws_task *task)
 		ws_queue_ready(pool, worker, task);
 }
 EXPORT_SYMBOL_GPL(ws_spawn);
+
+/*
+ * Publish @task, a latent task of ours taken from @lat: onto our deque
+ * (woken for as ws_push_own() does), or, inside an isolated region,
+ * where our deque may only show the region's tasks above older ones (see
+ * ws_pop_own()), into our promotion cell if it is empty.  Return false
+ * if it stayed ours: the caller puts it back.
+ */
+static bool ws_latent_publish(struct ws_worker *worker, struct ws_task *task)
+{
+	struct ws_pool *pool = worker->pool;
+
+	if (worker->inv.isolation)
+		return false;
+	if (unlikely(!ws_deque_push(&worker->deque, task, GFP_NOWAIT))) {
+		/* Counted in the group by whoever takes it, as a thief. */
+		ws_task_claim(task);
+		ws_inject(pool, task);
+		return true;
+	}
+	/* No barrier, for the reason given in ws_push_own(). */
+	ws_wake_one(pool);
+	return true;
+}
+
+/*
+ * Take our oldest latent task, or NULL.  With interrupts off: our
+ * heartbeat takes the same entry.
+ */
+static struct ws_task *ws_latent_take_oldest(struct ws_worker *worker)
+{
+	struct ws_task *task = NULL;
+	unsigned long flags;
+	unsigned int b;
+
+	local_irq_save(flags);
+	b = worker->lat_bot;
+	if (b < worker->lat_top) {
+		task = worker->lat[b];
+		WRITE_ONCE(worker->lat_bot, b + 1);
+	}
+	local_irq_restore(flags);
+	return task;
+}
+
+/* Put back the oldest latent task that ws_latent_take_oldest() took. */
+static void ws_latent_untake(struct ws_worker *worker)
+{
+	unsigned long flags;
+
+	/* Nothing moved the bottom since: only we and our heartbeat do. */
+	local_irq_save(flags);
+	WRITE_ONCE(worker->lat_bot, worker->lat_bot - 1);
+	local_irq_restore(flags);
+}
+
+/* What ws_latent_to_cell() did. */
+enum ws_latent_move {
+	WS_LATENT_NONE,		/* no latent task */
+	WS_LATENT_FULL,		/* the cell holds a task already */
+	WS_LATENT_MOVED,	/* the oldest latent task is in the cell */
+};
+
+/*
+ * Move the oldest latent task of @worker into its empty promotion cell.
+ * By the owner with interrupts off, by its heartbeat while it interrupts
+ * the owner, or by its heartbeat while the owner is off its CPU (see
+ * ws_latent_promote_parked()).
+ */
+static enum ws_latent_move ws_latent_to_cell(struct ws_worker *worker)
+{
+	/* Ours: program order against the owner (see ws_latent_pop()). */
+	unsigned int b = READ_ONCE(worker->lat_bot);
+	struct ws_task *task;
+
+	if (b >= READ_ONCE(worker->lat_top))
+		return WS_LATENT_NONE;
+	/*
+	 * Only the owner and its heartbeat store a task here (an invoke
+	 * frame or a latent task); a thief or the owner may empty it at any
+	 * time, which only makes us wait for the next beat.
+	 */
+	if (READ_ONCE(worker->inv_cell))
+		return WS_LATENT_FULL;
+	task = READ_ONCE(worker->lat[b]);
+	WRITE_ONCE(worker->lat_bot, b + 1);
+	WRITE_ONCE(worker->lat_cell, task);
+	/*
+	 * Release: the armed task (spawned by the owner, program order on
+	 * this CPU) before the pointer; pairs with the fully ordered
+	 * cmpxchg() of a thief in ws_take_promoted(), which then reads it.
+	 */
+	smp_store_release(&worker->inv_cell, task);
+	return WS_LATENT_MOVED;
+}
+
+/* Wake a sleeper for what ws_latent_to_cell() did. */
+static void ws_latent_wake(struct ws_worker *worker, enum ws_latent_move move)
+{
+	if (move == WS_LATENT_MOVED) {
+		/*
+		 * The cell before looking for sleepers; pairs with the
+		 * smp_mb() in ws_worker_sleep(), whose recheck reads the
+		 * cells.
+		 */
+		smp_mb();
+		ws_wake_one(worker->pool);
+	} else if (move == WS_LATENT_FULL &&
+		   atomic_read(&worker->pool->nr_idle)) {
+		ws_wake_one(worker->pool);
+	}
+}
+
+/**
+ * ws_latent_promote - promote the oldest latent task into the cell
+ * @worker: the slot
+ *
+ * By the slot's heartbeat while it interrupts the owner, or by the owner
+ * with interrupts off.  A promoted task is counted like a task on the
+ * deque: a thief counts it in its group as it takes it (ws_task_claim()).
+ *
+ * Return: false if @worker holds no latent task.
+ */
+bool ws_latent_promote(struct ws_worker *worker)
+{
+	enum ws_latent_move move = ws_latent_to_cell(worker);
+
+	ws_latent_wake(worker, move);
+	return move != WS_LATENT_NONE;
+}
+
+/*
+ * Whether @owner, the thread of @worker, whose pi_lock the caller holds,
+ * runs nowhere until that lock is free again, with its last stores seen.
+ * Two ways:
+ *
+ * - Bound to the slot's CPU, the one this interrupt runs on, and not
+ *   current here: runnable here, where only this CPU's scheduler (which
+ *   this interrupt holds off) could run it, or asleep, and a wake-up that
+ *   would place it (anywhere, if CPU hotplug broke its binding) takes its
+ *   pi_lock.  Its last stores are in memory in program order, as at an
+ *   interrupt of the owner itself.  No other CPU's balancer moves a task
+ *   allowed on this CPU alone (its mask is checked too: an affinity
+ *   change under way may have set another CPU before moving it).
+ *
+ * - Blocked, wherever it last ran and whatever its binding: what
+ *   try_to_wake_up() checks under the same lock before it may place a
+ *   task, in the same order.  A sleeping state that is not TASK_WAKING,
+ *   then (smp_rmb(), pairing with the smp_mb__after_spinlock() of
+ *   __schedule(), as in try_to_wake_up()) off the runqueue, then, after
+ *   that control dependency, off its CPU: the acquire load pairs with the
+ *   release store of on_cpu in finish_task() as its CPU switched away
+ *   from it, so its stores before it slept are seen.  Only a wake-up,
+ *   which needs the lock, lets it run again; the wake-up's ordering then
+ *   shows it our stores.  Not held: a task whose dequeue the fair class
+ *   delays (on the runqueue, asleep); a later beat finds it off.
+ *
+ * CPU hotplug breaks the binding of a bound thread that is not a per-CPU
+ * kthread as soon as the CPU starts going offline (a wake-up then places
+ * it elsewhere and allows it every CPU), before wsched's offline callback
+ * stops it: the second way covers that thread once it blocks.
+ */
+static bool ws_owner_held(struct ws_worker *worker, struct task_struct *owner)
+{
+	unsigned int state;
+
+	/* Its runqueue is this CPU's before we read its mask. */
+	if (raw_smp_processor_id() == worker->cpu &&
+	    task_cpu(owner) == worker->cpu && owner->nr_cpus_allowed == 1 &&
+	    cpumask_test_cpu(worker->cpu, owner->cpus_ptr))
+		return true;
+	state = READ_ONCE(owner->__state);
+	if (state == TASK_RUNNING || state == TASK_WAKING)
+		return false;
+	/* Pairs with __schedule(), see above and try_to_wake_up(). */
+	smp_rmb();
+	if (READ_ONCE(owner->on_rq))
+		return false;
+#ifdef CONFIG_SMP
+	/* Off the runqueue before we look at on_cpu; as try_to_wake_up(). */
+	smp_acquire__after_ctrl_dep();
+	/* Pairs with smp_store_release() of on_cpu in finish_task(). */
+	return !smp_load_acquire(&owner->on_cpu);
+#else
+	/* One CPU, this interrupt's: the owner, not current, is off it. */
+	return true;
+#endif
+}
+
+/**
+ * ws_latent_promote_parked - the heartbeat of an owner it does not interrupt
+ * @worker: a CPU slot, whose heartbeat interrupts another thread
+ * @us: the heartbeat's interval in microseconds (0: stop)
+ *
+ * The owner may be blocked, outside any wait, on what one of its latent
+ * tasks would do (a completion it signals, a lock it releases), or just
+ * preempted: its latent tasks must not stay private then.  While the
+ * owner is held (ws_owner_held()), promote its oldest latent task; while
+ * it is held with nothing to promote and no invoke frame, stop the
+ * heartbeat: the owner sees @hb_armed cleared when it runs again (it
+ * needs a wake-up or this CPU, both after us) and starts it at its next
+ * latent spawn or outermost call.  An owner that is not held may be
+ * running on another CPU (CPU hotplug moved it): its state is not ours to
+ * read, so keep beating until it is held or the heartbeat interrupts it.
+ *
+ * Context: hard interrupt (the heartbeat); the slot holds a reference on
+ * its thread until its heartbeat is stopped (pool.c).
+ *
+ * Return: whether the heartbeat beats on.
+ */
+bool ws_latent_promote_parked(struct ws_worker *worker, unsigned int us)
+{
+	struct task_struct *owner = READ_ONCE(worker->thread);
+	enum ws_latent_move move = WS_LATENT_NONE;
+	bool beat = true;
+
+	/* No thread: hotplug stopped it and flushed its tasks. */
+	if (!owner) {
+		WRITE_ONCE(worker->hb_armed, false);
+		return false;
+	}
+	raw_spin_lock(&owner->pi_lock);
+	if (ws_owner_held(worker, owner)) {
+		/* Held: its fields are stable and ours to read. */
+		if (!us || (!READ_ONCE(worker->inv.depth) &&
+			    READ_ONCE(worker->lat_bot) >=
+			    READ_ONCE(worker->lat_top)))
+			beat = false;
+		else
+			move = ws_latent_to_cell(worker);
+	} else if (!us) {
+		/* Turned off: promised nothing, only requests promote. */
+		beat = false;
+	}
+	if (!beat)
+		WRITE_ONCE(worker->hb_armed, false);
+	raw_spin_unlock(&owner->pi_lock);
+	/* After the unlock: a wake-up takes the woken thread's pi_lock. */
+	ws_latent_wake(worker, move);
+	return beat;
+}
+
+/*
+ * Take back the latent task we promoted to our cell, if it is still
+ * there.  With interrupts off: our heartbeat stores @lat_cell.
+ */
+struct ws_task *__ws_latent_take_cell(struct ws_worker *worker)
+{
+	struct ws_task *task;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	task = worker->lat_cell;
+	WRITE_ONCE(worker->lat_cell, NULL);
+	/*
+	 * Fully ordered; pairs with the cmpxchg() of a thief in
+	 * ws_take_promoted(): exactly one of us takes it.  The same address
+	 * back in the cell is the same task or a new latent task of ours,
+	 * ours either way.
+	 */
+	if (task && cmpxchg(&worker->inv_cell, task, NULL) != task)
+		task = NULL;
+	local_irq_restore(flags);
+	if (task)
+		ws_stat_inc(worker->pool, popped);
+	return task;
+}
+
+/**
+ * ws_latent_slow - the rare work of a latent spawn
+ * @worker: the caller's slot, which just kept a task latent
+ *
+ * Starts the heartbeat if it does not beat, and then hands the oldest
+ * latent task to an idle worker at once rather than at the first beat;
+ * answers a thief's request by publishing the oldest latent task.
+ */
+noinline void ws_latent_slow(struct ws_worker *worker)
+{
+	bool offer = READ_ONCE(worker->lat_req);
+	struct ws_task *task;
+
+	if (!READ_ONCE(worker->hb_armed) && ws_heartbeat_start(worker))
+		offer |= atomic_read(&worker->pool->nr_idle);
+	if (!offer)
+		return;
+	/* A hint; a thief sets it again if it still finds nothing. */
+	WRITE_ONCE(worker->lat_req, 0);
+	task = ws_latent_take_oldest(worker);
+	if (task && !ws_latent_publish(worker, task)) {
+		unsigned long flags;
+
+		ws_latent_untake(worker);
+		/* Isolated: the cell instead, which our thieves read. */
+		local_irq_save(flags);
+		ws_latent_promote(worker);
+		local_irq_restore(flags);
+	}
+}
+
+/**
+ * ws_latent_stop - the owner stops running tasks with latent ones left
+ * @worker: the caller's slot
+ *
+ * The dispatch loop runs our latent tasks before anything else, so some
+ * are left only where it may not run them (an isolated region, a wait
+ * too deep to run anything), or as a worker is told to stop.  Publish
+ * them all, oldest first, for the others; inside an isolated region only
+ * the oldest, into the cell.  The heartbeat does not promote while we
+ * sleep: it promotes only while it interrupts us.
+ */
+void ws_latent_stop(struct ws_worker *worker)
+{
+	struct ws_task *task;
+
+	if (worker->inv.isolation) {
+		unsigned long flags;
+
+		local_irq_save(flags);
+		ws_latent_promote(worker);
+		local_irq_restore(flags);
+		return;
+	}
+	while ((task = ws_latent_take_oldest(worker))) {
+		if (unlikely(!ws_deque_push(&worker->deque, task, GFP_NOWAIT))) {
+			ws_task_claim(task);
+			ws_inject(worker->pool, task);
+		}
+	}
+	/*
+	 * The tasks before looking for sleepers: we may nap next; pairs with
+	 * the smp_mb() in ws_worker_sleep().
+	 */
+	smp_mb();
+	ws_wake_one(worker->pool);
+}
+
+/**
+ * ws_latent_flush - publish every latent task as the owner's thread exits
+ * @worker: the caller's slot
+ *
+ * Called by a worker thread told to stop: its latent tasks and a
+ * promoted one still in its cell go to its deque, which CPU hotplug then
+ * hands to the other workers.
+ */
+void ws_latent_flush(struct ws_worker *worker)
+{
+	struct ws_task *task = ws_latent_take_cell(worker);
+
+	if (task && !ws_deque_push(&worker->deque, task, GFP_NOWAIT)) {
+		ws_task_claim(task);
+		ws_inject(worker->pool, task);
+	}
+	ws_latent_stop(worker);
+}
+
+/*
+ * The caller waits for @group, which it does not own: it must not wait
+ * for tasks that stay latent on the owner.  Later spawns of the owner
+ * into @group are eager, and the owner is asked to publish the latent
+ * ones it holds, as a thief asks; its heartbeat publishes them while it
+ * runs.
+ */
+static void ws_latent_shared(struct ws_group *group)
+{
+	struct ws_worker *owner = group->owner;
+
+	if (!owner->latent || test_bit(WS_GROUP_SHARED_BIT, &group->flags))
+		return;
+	/* Atomic: ws_group_cancel() may set a bit of the same word. */
+	set_bit(WS_GROUP_SHARED_BIT, &group->flags);
+	/* A hint, as a thief's (see ws_latent_request()). */
+	WRITE_ONCE(owner->lat_req, 1);
+}
+
+/**
+ * ws_latent_request - a thief found nothing to take from a slot
+ * @victim: the slot
+ *
+ * If its owner holds latent tasks, ask it to publish the oldest at its
+ * next spawn (its heartbeat promotes one anyway).  Unordered snapshots of
+ * the owner's stores: a lost or late request only leaves the task to its
+ * owner, which runs it anyway, and a needless one costs the owner a
+ * check.
+ */
+void ws_latent_request(struct ws_worker *victim)
+{
+	if (READ_ONCE(victim->lat_bot) < READ_ONCE(victim->lat_top) &&
+	    !READ_ONCE(victim->lat_req))
+		WRITE_ONCE(victim->lat_req, 1);
+}
 
 /**
  * ws_enqueue - queue a task in the pool's FIFO queue
@@ -412,6 +816,9 @@ static __always_inline int ws_wait(struct ws_group *group, bool killable)
 	struct ws_worker *worker = ws_current_worker(pool);
 	int error = 0;
 
+	/* Not the owner: none of its tasks may stay latent (see above). */
+	if (group->owner && group->owner != worker)
+		ws_latent_shared(group);
 	if (worker)
 		error = ws_worker_wait(worker, group, killable);
 	else if (!ws_group_done(group))

@@ -98,8 +98,11 @@ static void ws_invoke_promote(struct ws_worker *worker)
 	unsigned long isolation;
 	bool ctx;
 
-	if (i >= min_t(unsigned int, depth, WS_INVOKE_FRAMES))
+	/* No private frame: a latent spawned task, if any. */
+	if (i >= min_t(unsigned int, depth, WS_INVOKE_FRAMES)) {
+		ws_latent_promote(worker);
 		return;
+	}
 	/*
 	 * Only the owner and its heartbeat store a frame here; a thief or
 	 * the owner may empty it at any time, which only makes us wait for
@@ -160,8 +163,8 @@ noinline void ws_invoke_offer(struct ws_worker *worker)
  * on PREEMPT_RT too, so it interrupts the owner at an instruction boundary
  * and the owner's local_irq_save() keeps it out.  It touches no deque
  * (ws_deque_push() and ws_deque_pop() are not reentrant): only the cell.
- * Taken off its CPU by hotplug, it fires on another one, where it finds
- * its owner or not; it promotes only while it interrupts the owner.
+ * It may fire on a CPU other than its owner's (CPU hotplug moved the
+ * owner, or the timer), where it finds its owner or not.
  */
 static enum hrtimer_restart ws_heartbeat(struct hrtimer *timer)
 {
@@ -170,22 +173,32 @@ static enum hrtimer_restart ws_heartbeat(struct hrtimer *timer)
 	unsigned int us = READ_ONCE(ws_heartbeat_us);
 
 	/*
-	 * No frame: the worker left its calls (or idles); stop until its
-	 * next outermost call arms us again.  READ_ONCE(): when we do not
-	 * interrupt the owner, its WRITE_ONCE() races with us, a hint.
+	 * Only the owner stores its own task pointer (or hotplug, while it
+	 * does not run).  If we interrupted it, it runs nowhere else, and
+	 * its fields are ours in program order.  If not (preempted, napping
+	 * in a wait, or moved by hotplug), invoke frames wait for a beat
+	 * that interrupts it (their owner runs them anyway), but latent
+	 * spawned tasks, which the owner may block on, are promoted while
+	 * the owner provably runs nowhere (ws_latent_promote_parked(),
+	 * which also decides whether to stop then).
 	 */
-	if (!us || !READ_ONCE(worker->inv.depth)) {
-		WRITE_ONCE(worker->hb_armed, false);
+	if (current == READ_ONCE(worker->thread)) {
+		if (!us || (!READ_ONCE(worker->inv.depth) &&
+			    READ_ONCE(worker->lat_bot) >=
+			    READ_ONCE(worker->lat_top))) {
+			/*
+			 * No frame and no latent task: the worker left its
+			 * calls; stop until its next outermost call or latent
+			 * spawn arms us again (it reads the flag on this CPU,
+			 * after us).
+			 */
+			WRITE_ONCE(worker->hb_armed, false);
+			return HRTIMER_NORESTART;
+		}
+		ws_invoke_promote(worker);
+	} else if (!ws_latent_promote_parked(worker, us)) {
 		return HRTIMER_NORESTART;
 	}
-	/*
-	 * Only the owner stores its own task pointer (or hotplug, while it
-	 * does not run).  If we interrupted it, it runs nowhere else.  If
-	 * not (preempted, napping in a wait, or hotplug moved it), try at
-	 * the next beat.
-	 */
-	if (current == READ_ONCE(worker->thread))
-		ws_invoke_promote(worker);
 	hrtimer_forward_now(timer, ws_heartbeat_interval(us));
 	return HRTIMER_RESTART;
 }
@@ -240,6 +253,35 @@ void ws_heartbeat_stop(struct ws_worker *worker)
 	WRITE_ONCE(worker->hb_armed, false);
 }
 
+/**
+ * ws_heartbeat_start - start the heartbeat of the caller's slot
+ * @worker: the caller's slot
+ *
+ * Unless it beats already, or heartbeat_us is 0.  By the owner, as it
+ * enters its outermost ws_parallel_invoke() call or keeps a task latent.
+ *
+ * Return: true if it started it.
+ */
+bool ws_heartbeat_start(struct ws_worker *worker)
+{
+	unsigned int us = READ_ONCE(ws_heartbeat_us);
+
+	/*
+	 * Not armed means not queued, and not running past its last look at
+	 * us: its callback cleared the flag as it stopped, either in an
+	 * interrupt of our CPU or while we were held off every CPU
+	 * (ws_latent_promote_parked()), and we read it after that.  If the
+	 * callback has not returned yet, hrtimer_start() queues the timer
+	 * on the callback's CPU, and its HRTIMER_NORESTART leaves it queued.
+	 */
+	if (!us || READ_ONCE(worker->hb_armed))
+		return false;
+	WRITE_ONCE(worker->hb_armed, true);
+	hrtimer_start(&worker->hb_timer, ws_heartbeat_interval(us),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	return true;
+}
+
 /*
  * The owner entered its outermost ws_parallel_invoke() call: start the
  * heartbeat unless it beats already, and hand the frame to an idle worker
@@ -247,18 +289,7 @@ void ws_heartbeat_stop(struct ws_worker *worker)
  */
 static noinline void ws_heartbeat_enter(struct ws_worker *worker)
 {
-	unsigned int us = READ_ONCE(ws_heartbeat_us);
-
-	/*
-	 * Not armed means not queued and not running: its callback cleared
-	 * the flag as it stopped, in an interrupt of our CPU, so nothing
-	 * comes between the test and the start.
-	 */
-	if (us && !READ_ONCE(worker->hb_armed)) {
-		WRITE_ONCE(worker->hb_armed, true);
-		hrtimer_start(&worker->hb_timer, ws_heartbeat_interval(us),
-			      HRTIMER_MODE_REL_PINNED_HARD);
-	}
+	ws_heartbeat_start(worker);
 	if (atomic_read(&worker->pool->nr_idle))
 		ws_invoke_offer(worker);
 }

@@ -277,6 +277,11 @@ static int ws_start_worker(struct ws_pool *pool, unsigned int cpu)
 	if (IS_ERR(thread))
 		return PTR_ERR(thread);
 	kthread_bind(thread, cpu);
+	/*
+	 * For the heartbeat, which reads the thread from its interrupt
+	 * (ws_latent_promote_parked()) until ws_cpu_offline() stops it.
+	 */
+	get_task_struct(thread);
 	set_user_nice(thread, pool->nice);
 	/* Read locklessly by ws_spawn_on() as a hint only. */
 	WRITE_ONCE(worker->thread, thread);
@@ -331,13 +336,14 @@ static int ws_cpu_offline(unsigned int cpu, struct hlist_node *node)
 {
 	struct ws_pool *pool = hlist_entry(node, struct ws_pool, cpuhp_node);
 	struct ws_worker *worker = pool->workers[cpu];
+	struct task_struct *thread = worker->thread;
 	struct llist_node *mail, *tmp;
 	struct ws_task *task;
 
 	ws_topo_update(pool, cpu, true);
-	if (!worker->thread)
+	if (!thread)
 		return 0;
-	kthread_stop(worker->thread);
+	kthread_stop(thread);
 	WRITE_ONCE(worker->thread, NULL);
 	/*
 	 * Before the timer would move to another CPU: the slot's next
@@ -345,6 +351,8 @@ static int ws_cpu_offline(unsigned int cpu, struct hlist_node *node)
 	 * never beats on a CPU other than its worker's outside hotplug.
 	 */
 	ws_heartbeat_stop(worker);
+	/* The heartbeat no longer runs: drop ws_start_worker()'s reference. */
+	put_task_struct(thread);
 	WRITE_ONCE(pool->nr_threads, pool->nr_threads - 1);
 	ws_replace_worker(pool, cpu);
 	/* The owner is gone (kthread_stop() orders us after it). */

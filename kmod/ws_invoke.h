@@ -15,12 +15,14 @@ extern unsigned int ws_heartbeat_us;
 int ws_heartbeat_init(struct ws_worker *worker);
 void ws_heartbeat_free(struct ws_worker *worker);
 void ws_heartbeat_stop(struct ws_worker *worker);
+bool ws_heartbeat_start(struct ws_worker *worker);
 
 /* Promote the owner's oldest private frame (the owner, interrupts on). */
 void ws_invoke_offer(struct ws_worker *worker);
 /* A thief's side: take the promotion cell, or ask for a promotion. */
 struct ws_task *ws_take_promoted(struct ws_worker *victim);
 void ws_invoke_request(struct ws_worker *victim);
+void ws_latent_request(struct ws_worker *victim);
 
 /* Record the frames' isolation and switch to @tag (ws_isolation_enter()). */
 void ws_isolation_switch(struct ws_worker *worker, unsigned long tag);

@@ -21,6 +21,12 @@
 /* Initial slots of a join slot's deque (it grows like any other). */
 #define WS_DEQUE_JOIN_SLOTS	32
 
+/*
+ * Tasks a CPU slot keeps latent (ws_spawn() by a group's owner, see
+ * ws_latent_push()): fib keeps about one per level of its recursion.
+ */
+#define WS_LATENT_SLOTS		64
+
 /* Empty rounds a worker spins through before it goes to sleep. */
 #define WS_SPIN_ROUNDS		64
 
@@ -151,14 +157,31 @@ struct ws_invoke {
  *	(by @hb_timer, a thief's request or a wait).  Other slots push
  *	every second call onto @deque at once (I)
  * @hb_armed: @hb_timer is queued or running (O and its heartbeat
- *	interrupt, on the same CPU: WRITE_ONCE() and READ_ONCE())
+ *	interrupt, on the same CPU or while the owner is held off every
+ *	CPU, see ws_latent_promote_parked(): WRITE_ONCE() and READ_ONCE())
  * @inv_cell: the promoted frame's task that no thief took yet, or NULL
  *	(A: stored non-NULL only by the owner with interrupts off or by its
  *	heartbeat interrupt, with release; emptied with cmpxchg() by a
  *	thief or by the owner taking its frame back)
  * @hb_timer: the heartbeat: while the owner runs ws_parallel_invoke()
- *	calls, it interrupts the owner every ws_heartbeat_us and promotes
- *	the oldest private frame to @inv_cell (see ws_heartbeat())
+ *	calls or holds latent tasks, it interrupts the owner every
+ *	ws_heartbeat_us and promotes the oldest private frame, else the
+ *	oldest latent task, to @inv_cell (see ws_heartbeat())
+ * @lat_top: latent tasks are @lat[@lat_bot .. @lat_top - 1], the oldest
+ *	first (O; stored with WRITE_ONCE() for the heartbeat, which reads
+ *	it while it interrupts the owner)
+ * @lat_bot: the oldest latent task not yet promoted (the owner with
+ *	interrupts off, or its heartbeat while it interrupts the owner or
+ *	holds it off every CPU; WRITE_ONCE() and READ_ONCE())
+ * @lat_req: a thief found nothing here while latent tasks were left: the
+ *	owner promotes the oldest at its next spawn (A: set by thieves,
+ *	cleared by the owner, unordered: a hint)
+ * @lat_cell: the latent task last promoted to @inv_cell, so that the
+ *	owner can take it back if no thief did (as @lat_bot)
+ * @lat: the latent tasks: spawned by the owner into groups it owns,
+ *	ready, counted only in the group's @lazy, run by the owner LIFO or
+ *	promoted oldest first (see ws_latent_push() and design.rst,
+ *	"Latent spawns")
  * @vtsk: the user worker thread of a CPU slot of a user pool, from its
  *	creation until it is stopped (U)
  * @ustate: whether a CPU slot of a user pool has a thread (U; its own
@@ -188,6 +211,11 @@ struct ws_worker {
 	bool hb_armed;
 	struct ws_task *inv_cell;
 	struct hrtimer hb_timer;
+	unsigned int lat_top;
+	unsigned int lat_bot;
+	unsigned int lat_req;
+	struct ws_task *lat_cell;
+	struct ws_task *lat[WS_LATENT_SLOTS];
 	struct ws_invoke_slot inv;
 	unsigned int inv_iso_from;
 	unsigned long inv_iso[WS_INVOKE_FRAMES];
@@ -418,6 +446,8 @@ bool ws_should_split(struct ws_pool *pool);
 
 /* Private group state, above the caller's flags. */
 #define WS_GROUP_CANCELLED_BIT	8
+/* A thread other than the owner waits for the group: no latent spawns. */
+#define WS_GROUP_SHARED_BIT	9
 
 /* Marks a finished task's successor list: no edge may be added any more. */
 #define WS_DEPS_CLOSED		((struct ws_dep *)1UL)
@@ -455,6 +485,101 @@ static __always_inline bool ws_push_own(struct ws_pool *pool,
 	 */
 	ws_wake_one(pool);
 	return true;
+}
+
+/*
+ * Latent spawns (Documentation/design.rst, "Latent spawns").  The owner of
+ * a CPU slot keeps the ready tasks it spawns into its own groups in
+ * @lat, with plain stores.  Its heartbeat, which interrupts it on its own
+ * CPU, may promote the oldest one (@lat[@lat_bot]) at any instruction
+ * boundary of the owner: so the owner orders its stores for an interrupt
+ * of its own CPU only, program order as the compiler emits it (barrier(),
+ * WRITE_ONCE()), and needs no fence, no atomic operation.  While the owner
+ * is off every CPU (blocked, or preempted on its own CPU), the heartbeat
+ * promotes from wherever it fires, under the owner's pi_lock, which holds
+ * off the wake-up (ws_latent_promote_parked()); the scheduler's ordering
+ * of a switch and a wake-up stands in for the fence.
+ */
+void ws_latent_slow(struct ws_worker *worker);
+bool ws_latent_promote(struct ws_worker *worker);
+bool ws_latent_promote_parked(struct ws_worker *worker, unsigned int us);
+void ws_latent_stop(struct ws_worker *worker);
+void ws_latent_flush(struct ws_worker *worker);
+struct ws_task *__ws_latent_take_cell(struct ws_worker *worker);
+
+/*
+ * Keep @task, armed as a lazily spawned task of a group we own, latent.
+ * Return false if @lat is full (the caller queues it as before).
+ */
+static __always_inline bool ws_latent_push(struct ws_worker *worker,
+					   struct ws_task *task)
+{
+	/* Ours: only we store it. */
+	unsigned int t = worker->lat_top;
+
+	if (unlikely(t >= WS_LATENT_SLOTS))
+		return false;
+	/* Read by the heartbeat only below @lat_top, so not yet. */
+	WRITE_ONCE(worker->lat[t], task);
+	/* The entry before the top; for our heartbeat (see above). */
+	barrier();
+	WRITE_ONCE(worker->lat_top, t + 1);
+	ws_stat_inc(worker->pool, spawned);
+	trace_wsched_spawn(worker->pool, task);
+	/*
+	 * A heartbeat to start, or a thief's request to answer: rare.
+	 * Unordered, hints (see @lat_req and ws_heartbeat_start()).
+	 */
+	if (unlikely(!READ_ONCE(worker->hb_armed) ||
+		     READ_ONCE(worker->lat_req)))
+		ws_latent_slow(worker);
+	return true;
+}
+
+/*
+ * Take our youngest latent task, or NULL.  Against our heartbeat, which
+ * takes the oldest, as the THE protocol against a thief, but on our own
+ * CPU: a compiler barrier orders the store of the top before the load of
+ * the bottom.
+ */
+static __always_inline struct ws_task *ws_latent_pop(struct ws_worker *worker)
+{
+	unsigned int t = worker->lat_top;
+
+	if (likely(t <= READ_ONCE(worker->lat_bot))) {
+		/*
+		 * Empty: start again from the first entry.  The top first,
+		 * so that the heartbeat never sees an entry between.
+		 */
+		if (t) {
+			WRITE_ONCE(worker->lat_top, 0);
+			barrier();
+			WRITE_ONCE(worker->lat_bot, 0);
+		}
+		return NULL;
+	}
+	WRITE_ONCE(worker->lat_top, --t);
+	/* The top before the bottom; pairs with ws_latent_promote(). */
+	barrier();
+	if (unlikely(READ_ONCE(worker->lat_bot) > t)) {
+		/* The heartbeat promoted it meanwhile: now empty. */
+		WRITE_ONCE(worker->lat_top, 0);
+		barrier();
+		WRITE_ONCE(worker->lat_bot, 0);
+		return NULL;
+	}
+	ws_stat_inc(worker->pool, popped);
+	return worker->lat[t];
+}
+
+/* Take back the latent task we promoted to our cell, if no thief did. */
+static __always_inline struct ws_task *
+ws_latent_take_cell(struct ws_worker *worker)
+{
+	/* Ours and our heartbeat's: a hint, rechecked with interrupts off. */
+	if (likely(!READ_ONCE(worker->lat_cell)))
+		return NULL;
+	return __ws_latent_take_cell(worker);
 }
 
 /* Queue a ready task: our own deque on a worker, else the injection queue. */

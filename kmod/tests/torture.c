@@ -96,6 +96,7 @@ enum tt_op {
 	TT_INVOKE,	/* a tree of ws_parallel_invoke() calls */
 	TT_PROMOTE,	/* a first call that spins, the others idle */
 	TT_CTX_INVOKE,	/* a tree of ws_ctx_invoke() calls */
+	TT_BLOCK,	/* a task sleeps on what its latent child does */
 	TT_NR_OPS
 };
 
@@ -108,7 +109,7 @@ static const char * const tt_op_name[TT_NR_OPS] = {
 	[TT_REDUCE] = "reduce",		[TT_ISOLATE] = "isolate",
 	[TT_EXECUTE] = "execute",	[TT_POOL] = "pool",
 	[TT_INVOKE] = "invoke",		[TT_PROMOTE] = "promote",
-	[TT_CTX_INVOKE] = "ctx_invoke",
+	[TT_CTX_INVOKE] = "ctx_invoke",	[TT_BLOCK] = "block",
 };
 
 /* Statistics, read by the statistics thread and at the end. */
@@ -1060,6 +1061,89 @@ static void tt_promote(struct tt_thread *thr)
 	tt_promote_max(pr.t1 - pr.t0);
 }
 
+/* How long a TT_BLOCK spawner sleeps at most on its child. */
+#define TT_BLOCK_PATIENCE	(60 * HZ)
+
+/**
+ * struct tt_block - one TT_BLOCK operation
+ * @task: the spawner, run by a worker
+ * @child: spawned by @task into a group it owns, so latent on a CPU
+ *	slot; it completes @ran
+ * @pool: the pool
+ * @ran: what the spawner sleeps on, outside any wait
+ * @runs: runs of @child
+ * @late: the spawner's sleep timed out
+ * @ret: what the spawner's wait for its group returned
+ */
+struct tt_block {
+	struct ws_task task;
+	struct ws_task child;
+	struct ws_pool *pool;
+	struct completion ran;
+	atomic_t runs;
+	bool late;
+	int ret;
+};
+
+static struct ws_task *tt_block_child(struct ws_task *task)
+{
+	struct tt_block *b = container_of(task, struct tt_block, child);
+
+	atomic_inc(&b->runs);
+	complete(&b->ran);
+	return NULL;
+}
+
+/*
+ * Spawn a child and sleep, outside any wait, until it has run: only a
+ * heartbeat that promotes while the spawner is off its CPU (or a thread
+ * that is not bound, whose spawn is eager) lets it run elsewhere.
+ */
+static struct ws_task *tt_block_fn(struct ws_task *task)
+{
+	struct tt_block *b = container_of(task, struct tt_block, task);
+	struct ws_group group;
+
+	ws_group_init(&group, b->pool);
+	ws_task_init(&b->child, tt_block_child);
+	ws_spawn(&group, &b->child);
+	b->late = !wait_for_completion_timeout(&b->ran, TT_BLOCK_PATIENCE);
+	b->ret = ws_group_wait(&group);
+	return NULL;
+}
+
+/*
+ * Pools whose waiting threads join (the system pool, tt_pool): we wait
+ * for the spawner in a join slot and steal, so a free thread exists even
+ * when every worker sleeps in this operation.  With the heartbeat off
+ * nothing promotes a sleeping spawner's child: not run then.
+ */
+static void tt_block(struct tt_thread *thr, struct ws_pool *pool)
+{
+	struct tt_block b = {};
+	struct ws_group group;
+	int ret;
+
+	if (pool == tt_attrs_pool)
+		pool = tt_pool;
+	b.pool = pool;
+	if (!READ_ONCE(ws_heartbeat_us))
+		return;
+	init_completion(&b.ran);
+	atomic_set(&b.runs, 0);
+	ws_task_init(&b.task, tt_block_fn);
+	ws_group_init(&group, pool);
+	ws_spawn(&group, &b.task);
+	ret = ws_group_wait(&group);
+	if (ret || b.ret)
+		tt_fail("block: waits returned %d, %d", ret, b.ret);
+	if (b.late)
+		tt_fail("block: child not run while its spawner slept %d s",
+			TT_BLOCK_PATIENCE / HZ);
+	if (atomic_read(&b.runs) != 1)
+		tt_fail("block: child ran %d times", atomic_read(&b.runs));
+}
+
 /* ---- operations inside a region ---- */
 
 #define TT_REGION_MAGIC	0x5a17
@@ -1182,6 +1266,9 @@ static void tt_do(struct tt_thread *thr, enum tt_op op, struct ws_pool *pool)
 		break;
 	case TT_PROMOTE:
 		tt_promote(thr);
+		break;
+	case TT_BLOCK:
+		tt_block(thr, pool);
 		break;
 	default:
 		tt_batch(thr, op, pool);

@@ -184,6 +184,70 @@ static bool heartbeat_race_test(int n, int rounds)
 	return ok;
 }
 
+/* fib_fn() with every call counted, to catch a task run twice. */
+static _Atomic long lat_calls;
+
+static struct ws_task *fib_counted_fn(struct ws_task *t)
+{
+	struct fib *f = container_of(t, struct fib, task);
+	struct fib a = { .n = f->n - 1 }, b = { .n = f->n - 2 };
+	struct ws_group g;
+
+	atomic_fetch_add(&lat_calls, 1);
+	if (f->n < 2) {
+		f->result = f->n;
+		return NULL;
+	}
+	ws_group_init(&g, NULL);
+	ws_task_init(&a.task, fib_counted_fn);
+	ws_task_init(&b.task, fib_counted_fn);
+	ws_spawn(&g, &a.task);
+	ws_spawn(&g, &b.task);
+	ws_group_wait(&g);
+	f->result = a.result + b.result;
+	return NULL;
+}
+
+/*
+ * fib with a spawn at every call (latent on the workers' CPU slots) under
+ * a 2 us heartbeat: the beats interrupt owners inside their latent pushes
+ * and pops and promote their oldest tasks into the cells, while thieves
+ * take them and ask for more (requests answered at the owners' spawns).
+ * Every call must run exactly once.
+ */
+static bool latent_race_test(int n, int rounds, u64 *promoted)
+{
+	unsigned int old = ws_heartbeat_us;
+	struct ws_pool_stats before, after;
+	bool ok = true;
+	int i;
+
+	*promoted = 0;
+	/* Plain: nothing runs calls now; the workers read it in their spawns. */
+	__atomic_store_n(&ws_heartbeat_us, 2, __ATOMIC_RELAXED);
+	for (i = 0; i < rounds && ok; i++) {
+		struct fib f = { .n = n };
+		struct ws_group g;
+
+		atomic_store(&lat_calls, 0);
+		ws_pool_read_stats(ws_system_pool, &before);
+		ws_group_init(&g, NULL);
+		ws_task_init(&f.task, fib_counted_fn);
+		ws_spawn(&g, &f.task);
+		/* Main joins and may run the root (eagerly) in odd rounds. */
+		if (!(i & 1))
+			while (!ws_group_done(&g))
+				usleep(100);
+		ok = !ws_group_wait(&g) && f.result == fib_serial(n) &&
+		     atomic_load(&lat_calls) == fib_calls(n);
+		ws_pool_read_stats(ws_system_pool, &after);
+		/* Not exact (main shares CPU 0's counters), a report only. */
+		*promoted += after.stolen - before.stolen;
+	}
+	__atomic_store_n(&ws_heartbeat_us, old, __ATOMIC_RELAXED);
+	return ok;
+}
+
 /*
  * heartbeat_race_test() with ws_ctx_run() and ws_ctx_invoke(): promoted
  * frames of the explicit-context API run on thieves with their own
@@ -539,7 +603,7 @@ int main(int argc, char **argv)
 		native_teardown();
 		return all ? 0 : 1;
 	}
-	printf("1..9\n");
+	printf("1..11\n");
 	if (native_module_init()) {
 		printf("not ok 1 fib_tsan module_init\n");
 		return 1;
@@ -579,6 +643,12 @@ int main(int argc, char **argv)
 	       (unsigned long long)(st.stolen - stolen));
 	all &= ok;
 	report(ok, "heartbeat_race_tsan");
+
+	ok = latent_race_test(16, 20, &stolen);
+	printf("# fib(16) with a spawn at every call, heartbeat 2 us, 20 rounds: %llu stolen\n",
+	       (unsigned long long)stolen);
+	all &= ok;
+	report(ok, "latent_race_tsan");
 
 	ws_pool_read_stats(ws_system_pool, &st);
 	stolen = st.stolen;

@@ -30,6 +30,7 @@ static void native_task_init(struct task_struct *t)
 {
 	atomic_init(&t->__state, TASK_RUNNING);
 	t->cpus_ptr = cpu_possible_mask;
+	spin_lock_init(&t->pi_lock);
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->cond, NULL);
 }

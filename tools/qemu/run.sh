@@ -22,8 +22,11 @@
 #   --demo boot the stock kernel, load wsched.ko and the smoke module,
 #          print the result and the debugfs stats, run wsctl (crc32c of
 #          a 32 MiB file, an example graph), power off.
-#   --torture SECONDS  only wsched_torture.ko on the debug kernel, for that
-#          long (make torture); the stages of make check run it briefly.
+#   --torture SECONDS  only wsched_torture.ko, for that long (make
+#          torture): on the debug kernel, or on the QEMU stages given with
+#          --stage (e.g. --stage stock-6.12-rt); the stages of make check
+#          run it briefly.  WSCHED_TORTURE_ARGS adds module parameters
+#          (comma-separated, e.g. ops=131072,threads=4).
 #
 # Environment: WSCHED_CACHE (kernel cache, default /var/cache/wsched),
 # WSCHED_OUT (build outputs, default <repo>/.build), WSCHED_KMOD_SRC (the
@@ -45,12 +48,13 @@ while (($#)); do
 	--stage=*) stages=${1#--stage=} ;;
 	--demo) demo=1 ;;
 	--no-parse) parse=0 ;;
-	--torture) torture=$2; stages=debug; shift ;;
-	-h|--help) sed -n '3,33p' "$0"; exit 0 ;;
+	--torture) torture=$2; shift ;;
+	-h|--help) sed -n '3,37p' "$0"; exit 0 ;;
 	*) die "unknown argument $1" ;;
 	esac
 	shift
 done
+[[ -n $torture && $stages == all ]] && stages=debug
 [[ $stages == all ]] && stages="native debug $STOCK_STAGES packaging"
 stages=${stages//,/ }
 
@@ -315,7 +319,12 @@ stage_stock() {	# stage_stock <stage> <test|demo>
 	host_check "$name" $vm_ok vermagic "wsched.ko vermagic '$vm' does not match $kver"
 	build_wsctl "$name"
 	make_initramfs "$name"
-	boot "$name" "/boot/vmlinuz-$kver" 1G "${WSCHED_STOCK_TIMEOUT:-1200}" "$2"
+	if [[ $2 == test && -n $torture ]]; then
+		boot "$name" "/boot/vmlinuz-$kver" 1G \
+			"${WSCHED_STOCK_TIMEOUT:-$((torture + 900))}" torture
+	else
+		boot "$name" "/boot/vmlinuz-$kver" 1G "${WSCHED_STOCK_TIMEOUT:-1200}" "$2"
+	fi
 }
 
 # Host stage: packaging.  dkms builds wsched for the headers of every stock

@@ -417,6 +417,8 @@ static inline void spin_unlock(spinlock_t *l)
 #define spin_unlock_irqrestore(l, f)	do { (void)(f); spin_unlock(l); } while (0)
 #define lockdep_assert_held(l)		do { } while (0)
 #define raw_spin_lock_init(l)		spin_lock_init(l)
+#define raw_spin_lock(l)		spin_lock(l)
+#define raw_spin_unlock(l)		spin_unlock(l)
 #define raw_spin_lock_irq(l)		spin_lock(l)
 #define raw_spin_unlock_irq(l)		spin_unlock(l)
 #define raw_spin_lock_irqsave(l, f)	spin_lock_irqsave(l, f)
@@ -554,6 +556,7 @@ int native_cpu_up(unsigned int cpu);
 #define TASK_RUNNING		0x0000
 #define TASK_INTERRUPTIBLE	0x0001
 #define TASK_UNINTERRUPTIBLE	0x0002
+#define TASK_WAKING		0x0200
 #define TASK_NOLOAD		0x0400
 #define TASK_FREEZABLE		0x2000
 #define TASK_IDLE		(TASK_UNINTERRUPTIBLE | TASK_NOLOAD)
@@ -583,7 +586,19 @@ struct task_struct {
 	pthread_cond_t cond;
 	struct hrtimer *irq_pending;	/* fired timers to run (timer lock) */
 	char comm[TASK_COMM_LEN];
+	/*
+	 * Never 1: a timer here always interrupts the thread that started
+	 * it, so no owner is ever off its CPU under its heartbeat (the
+	 * kernel's ws_latent_promote_parked() path is not taken).
+	 */
+	int nr_cpus_allowed;
+	int on_rq;		/* read there only; never stored */
+	raw_spinlock_t pi_lock;
 };
+static inline unsigned int task_cpu(const struct task_struct *p)
+{
+	return p->cpu;
+}
 extern _Thread_local struct task_struct *native_current;
 struct task_struct *native_get_current_slow(void);
 /* Inline, as the kernel's current is (a per-CPU read). */

@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of latent spawns (Documentation/design.rst, "Latent
+ * spawns"): a ready task that a group's owner spawns into the group stays
+ * private to the owner until it waits for it, or until a promotion
+ * publishes it.  Each trigger is pinned with the others out of the way:
+ * the heartbeat off (heartbeat_us 0) where it would promote too, and a
+ * first task that spins without calling where a call would answer a
+ * request.  Every case also checks that each task ran exactly once.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/wsched.h>
+
+#include "ws_test.h"
+
+#include "wsched_internal.h"
+
+MODULE_IMPORT_NS(WSCHED_INTERNAL);
+
+/* How long a promotion may take before a case gives up (and fails). */
+#define LT_PATIENCE		(5 * HZ)
+/* How long a task that must stay latent is watched (no promotion due). */
+#define LT_WATCH_MS		20
+
+/**
+ * struct lt_child - a task whose run the cases watch
+ * @task: the task
+ * @runs: how many times it ran
+ * @thread: the thread that ran it (last)
+ * @started: set once it runs (release)
+ * @spawns_pred: as it runs, the child spawns the case's @p (into its
+ *	@pred_group), unless the test thread did first (lt_release_pred())
+ * @lt: the case's state
+ */
+struct lt_child {
+	struct ws_task task;
+	atomic_t runs;
+	struct task_struct *thread;
+	int started;
+	bool spawns_pred;
+	struct lt_state *lt;
+};
+
+/**
+ * struct lt_state - one case's state
+ * @pool: the pool: two workers, with attributes (the test thread sleeps),
+ *	or one per CPU without (the test thread joins it and steals)
+ * @owner: the thread of the owner's task
+ * @owner_latent: the owner's task ran on a slot that keeps spawns latent
+ * @unbound: the owner's task ran off its slot's CPU, allowed on another
+ * @group: the group the owner's task owns
+ * @c1: spawned by the owner into @group first
+ * @c2: the second child, where a case needs one: spawned first, as a
+ *	decoy for the offer to an idle worker as the heartbeat starts, or
+ *	after the group became shared
+ * @met: @c1 (or @c2) started while the owner's task was still watching
+ * @spawned: completed by the owner once @c1 is spawned
+ * @c1_ran: completed by @c1 as it runs
+ * @released: @p was spawned (by @c1, or by the test thread)
+ * @by_test: the test thread spawned @p: nothing promoted @c1 in time
+ * @pred_group: @p's group, set up by the test thread (no owner)
+ * @p: the predecessor of @t
+ * @t: spawned inside the owner's isolated region, ready once @p ran
+ * @ret: what the owner's wait for @group returned
+ */
+struct lt_state {
+	struct ws_pool *pool;
+	struct task_struct *owner;
+	bool owner_latent;
+	bool unbound;
+	struct ws_group group;
+	struct lt_child c1;
+	struct lt_child c2;
+	bool met;
+	struct completion spawned;
+	struct completion c1_ran;
+	atomic_t released;
+	bool by_test;
+	struct ws_group pred_group;
+	struct ws_task p;
+	struct ws_task t;
+	int ret;
+};
+
+static struct ws_task *lt_nop_fn(struct ws_task *task)
+{
+	return NULL;
+}
+
+/* Spawn @p, whose end lets @t run; once, by @c1 or by the test thread. */
+static void lt_release_pred(struct lt_state *lt, bool by_test)
+{
+	if (atomic_cmpxchg(&lt->released, 0, 1))
+		return;
+	lt->by_test = by_test;
+	ws_spawn(&lt->pred_group, &lt->p);
+}
+
+static struct ws_task *lt_child_fn(struct ws_task *task)
+{
+	struct lt_child *c = container_of(task, struct lt_child, task);
+
+	c->thread = current;
+	atomic_inc(&c->runs);
+	/* Pairs with smp_load_acquire() in lt_watch(). */
+	smp_store_release(&c->started, 1);
+	if (c->spawns_pred)
+		lt_release_pred(c->lt, false);
+	if (c == &c->lt->c1)
+		complete(&c->lt->c1_ran);
+	return NULL;
+}
+
+static void lt_child_init(struct lt_state *lt, struct lt_child *c)
+{
+	ws_task_init(&c->task, lt_child_fn);
+	atomic_set(&c->runs, 0);
+	c->thread = NULL;
+	c->started = 0;
+	c->lt = lt;
+}
+
+/*
+ * Spin without calling into wsched for at most @ms milliseconds (0: the
+ * patience) until @c starts; if @spawn, spawn a no-op task into the
+ * owner's group every 50 us meanwhile (each spawn answers a pending
+ * thief's request).  Return whether @c started meanwhile.
+ */
+static bool lt_watch(struct lt_state *lt, struct lt_child *c,
+		     unsigned int ms, bool spawn, struct ws_task *nops,
+		     unsigned int nr_nops)
+{
+	unsigned long deadline = jiffies + (ms ? msecs_to_jiffies(ms) :
+					    LT_PATIENCE);
+	unsigned int i = 0;
+
+	/* Pairs with smp_store_release() in lt_child_fn(). */
+	while (!smp_load_acquire(&c->started) &&
+	       time_before(jiffies, deadline)) {
+		if (spawn && i < nr_nops) {
+			u64 next = ktime_get_ns() + 50 * NSEC_PER_USEC;
+
+			ws_spawn(&lt->group, &nops[i++]);
+			/* Spin, not sleep: a request is all that may promote. */
+			while (ktime_get_ns() < next)
+				cpu_relax();
+		}
+		cpu_relax();
+	}
+	/* As above. */
+	return smp_load_acquire(&c->started);
+}
+
+/* Test pools. */
+static struct ws_pool *lt_pool2(struct kunit *test)
+{
+	struct ws_pool_attrs attrs = { .max_workers = 2 };
+	struct ws_pool *pool = ws_test_pool(test, "ws_latent", &attrs);
+
+	if (ws_pool_nr_workers(pool) < 2)
+		kunit_skip(test, "needs two workers");
+	return pool;
+}
+
+static unsigned int lt_hb_set(unsigned int us)
+{
+	unsigned int old = READ_ONCE(ws_heartbeat_us);
+
+	WRITE_ONCE(ws_heartbeat_us, us);
+	return old;
+}
+
+/* The owner's task of a case, and the case it runs. */
+struct lt_root {
+	struct ws_task task;
+	struct lt_state *lt;
+	void (*body)(struct lt_state *lt);
+};
+
+static struct ws_task *lt_root_fn(struct ws_task *task)
+{
+	struct lt_root *r = container_of(task, struct lt_root, task);
+
+	struct ws_worker *slot = ws_pool_current(r->lt->pool);
+
+	r->lt->owner = current;
+	r->lt->owner_latent = slot && slot->latent;
+	r->body(r->lt);
+	return NULL;
+}
+
+/* Run @body as a task of @lt->pool and wait for it from the test thread. */
+static void lt_run(struct kunit *test, struct lt_state *lt,
+		   void (*body)(struct lt_state *lt))
+{
+	struct lt_root root = { .lt = lt, .body = body };
+	struct ws_group group;
+
+	ws_task_init(&root.task, lt_root_fn);
+	ws_group_init(&group, lt->pool);
+	ws_spawn(&group, &root.task);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+}
+
+static struct lt_state *lt_alloc(struct kunit *test, struct ws_pool *pool)
+{
+	struct lt_state *lt = kunit_kzalloc(test, sizeof(*lt), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, lt);
+	lt->pool = pool;
+	lt_child_init(lt, &lt->c1);
+	lt_child_init(lt, &lt->c2);
+	init_completion(&lt->spawned);
+	init_completion(&lt->c1_ran);
+	atomic_set(&lt->released, 0);
+	ws_task_init(&lt->p, lt_nop_fn);
+	ws_task_init(&lt->t, lt_nop_fn);
+	return lt;
+}
+
+/* ---- the control: nothing promotes a latent task ---- */
+
+/*
+ * The decoy @c2 first: the spawn that starts the heartbeat hands the
+ * oldest latent task to an idle worker at once; @c1 is the one watched.
+ */
+static void lt_spawn_pair(struct lt_state *lt)
+{
+	ws_group_init(&lt->group, lt->pool);
+	ws_spawn(&lt->group, &lt->c2.task);
+	ws_spawn(&lt->group, &lt->c1.task);
+}
+
+static void lt_stays_body(struct lt_state *lt)
+{
+	lt_spawn_pair(lt);
+	lt->met = lt_watch(lt, &lt->c1, LT_WATCH_MS, false, NULL, 0);
+	lt->ret = ws_group_wait(&lt->group);
+}
+
+/*
+ * Without the heartbeat, and with no call that could answer a thief's
+ * request, a spawned task stays with its owner, which runs it in its
+ * wait; an eager spawn would wake the idle worker, which would take it.
+ */
+static void latent_stays_private(struct kunit *test)
+{
+	struct lt_state *lt = lt_alloc(test, lt_pool2(test));
+	unsigned int old = lt_hb_set(0);
+
+	lt_run(test, lt, lt_stays_body);
+	lt_hb_set(old);
+	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
+	KUNIT_EXPECT_EQ(test, lt->ret, 0);
+	KUNIT_EXPECT_FALSE(test, lt->met);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c1.runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c2.runs), 1);
+	KUNIT_EXPECT_PTR_EQ(test, lt->c1.thread, lt->owner);
+	ws_test_pool_destroy(test, lt->pool);
+}
+
+/* ---- trigger 1: the heartbeat ---- */
+
+static void lt_heartbeat_body(struct lt_state *lt)
+{
+	lt_spawn_pair(lt);
+	lt->met = lt_watch(lt, &lt->c1, 0, false, NULL, 0);
+	lt->ret = ws_group_wait(&lt->group);
+}
+
+/*
+ * The owner spins without calling: only its heartbeat can promote the
+ * task, which the other worker then takes while the owner still spins.
+ */
+static void latent_heartbeat_promotes(struct kunit *test)
+{
+	struct lt_state *lt = lt_alloc(test, lt_pool2(test));
+	unsigned int old = lt_hb_set(100);
+
+	lt_run(test, lt, lt_heartbeat_body);
+	lt_hb_set(old);
+	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
+	KUNIT_EXPECT_EQ(test, lt->ret, 0);
+	KUNIT_EXPECT_TRUE(test, lt->met);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c1.runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c2.runs), 1);
+	KUNIT_EXPECT_PTR_NE(test, lt->c1.thread, lt->owner);
+	ws_test_pool_destroy(test, lt->pool);
+}
+
+/* ---- trigger 1, the owner blocked: the heartbeat of a parked owner ---- */
+
+static void lt_parked_body(struct lt_state *lt)
+{
+	lt_spawn_pair(lt);
+	/*
+	 * Blocked outside any wait on what @c1 does: only a heartbeat that
+	 * promotes while we are off the CPU lets it run.
+	 */
+	lt->met = wait_for_completion_timeout(&lt->c1_ran, LT_PATIENCE);
+	lt->ret = ws_group_wait(&lt->group);
+}
+
+/*
+ * The owner sleeps on a completion that its own latent task signals (the
+ * failure issue 10 removed for tasks on the deque): the heartbeat, which
+ * then interrupts another thread on the owner's CPU, promotes the task.
+ */
+static void latent_parked_promotes(struct kunit *test)
+{
+	struct lt_state *lt = lt_alloc(test, lt_pool2(test));
+	unsigned int old = lt_hb_set(100);
+
+	lt_run(test, lt, lt_parked_body);
+	lt_hb_set(old);
+	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
+	KUNIT_EXPECT_EQ(test, lt->ret, 0);
+	KUNIT_EXPECT_TRUE(test, lt->met);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c1.runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c2.runs), 1);
+	KUNIT_EXPECT_PTR_NE(test, lt->c1.thread, lt->owner);
+	ws_test_pool_destroy(test, lt->pool);
+}
+
+/*
+ * The same, from a CPU other than the slot's: CPU hotplug leaves a worker
+ * so when it wakes the worker while the slot's CPU goes offline (the
+ * scheduler's fallback allows it every CPU), and the worker may run a
+ * task, spawn and block there before the offline callback stops it.  We
+ * move ourselves, so our heartbeat starts (and fires) on the other CPU.
+ */
+static void lt_unbound_body(struct lt_state *lt)
+{
+	struct ws_worker *slot = ws_pool_current(lt->pool);
+	unsigned int cpu, other;
+
+	if (!slot || !lt->owner_latent) {
+		lt_parked_body(lt);
+		return;
+	}
+	cpu = slot->cpu;
+	other = cpumask_any_but(cpu_online_mask, cpu);
+	if (other < nr_cpu_ids &&
+	    !set_cpus_allowed_ptr(current, cpumask_of(other)))
+		lt->unbound = raw_smp_processor_id() != cpu;
+	lt_parked_body(lt);
+	/* Bound again, for the pool's next tasks (and its destruction). */
+	set_cpus_allowed_ptr(current, cpumask_of(cpu));
+}
+
+static void latent_unbound_parked_promotes(struct kunit *test)
+{
+	struct lt_state *lt = lt_alloc(test, lt_pool2(test));
+	unsigned int old = lt_hb_set(100);
+
+	lt_run(test, lt, lt_unbound_body);
+	lt_hb_set(old);
+	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
+	KUNIT_EXPECT_TRUE(test, lt->unbound);
+	KUNIT_EXPECT_EQ(test, lt->ret, 0);
+	KUNIT_EXPECT_TRUE(test, lt->met);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c1.runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c2.runs), 1);
+	KUNIT_EXPECT_PTR_NE(test, lt->c1.thread, lt->owner);
+	ws_test_pool_destroy(test, lt->pool);
+}
+
+/* ---- trigger 2: a thief's request ---- */
+
+#define LT_NOPS		2048
+
+static struct ws_task *lt_nops;
+
+static void lt_request_body(struct lt_state *lt)
+{
+	ws_group_init(&lt->group, lt->pool);
+	ws_spawn(&lt->group, &lt->c1.task);
+	complete(&lt->spawned);
+	/* Our spawns answer the requests of the test thread, which steals. */
+	lt->met = lt_watch(lt, &lt->c1, 0, true, lt_nops, LT_NOPS);
+	lt->ret = ws_group_wait(&lt->group);
+}
+
+/*
+ * Without the heartbeat: the test thread waits for the owner's task and
+ * joins the pool (no attributes) to steal; it finds nothing and asks the
+ * owner, whose next spawn publishes its oldest latent task, the first.
+ */
+static void latent_request_promotes(struct kunit *test)
+{
+	struct ws_pool *pool = ws_test_pool(test, "ws_latent_req", NULL);
+	struct lt_root root = { .body = lt_request_body };
+	struct ws_group group;
+	struct lt_state *lt;
+	unsigned int i, old;
+
+	if (ws_pool_nr_workers(pool) < 2)
+		kunit_skip(test, "needs two workers");
+	lt = lt_alloc(test, pool);
+	root.lt = lt;
+	lt_nops = kunit_kcalloc(test, LT_NOPS, sizeof(*lt_nops), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, lt_nops);
+	for (i = 0; i < LT_NOPS; i++)
+		ws_task_init(&lt_nops[i], lt_nop_fn);
+	old = lt_hb_set(0);
+	ws_task_init(&root.task, lt_root_fn);
+	ws_group_init(&group, pool);
+	ws_spawn(&group, &root.task);
+	/* A worker runs the owner's task, not us: we only steal. */
+	wait_for_completion(&lt->spawned);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	lt_hb_set(old);
+	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
+	KUNIT_EXPECT_EQ(test, lt->ret, 0);
+	KUNIT_EXPECT_TRUE(test, lt->met);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c1.runs), 1);
+	KUNIT_EXPECT_PTR_NE(test, lt->c1.thread, lt->owner);
+	ws_test_pool_destroy(test, lt->pool);
+}
+
+/* ---- trigger 3: the owner stops with latent tasks it may not run ---- */
+
+static int lt_isolated(void *arg)
+{
+	struct lt_state *lt = arg;
+	struct ws_group inner;
+
+	/* Inside the region: @t is eager, and waits for @p. */
+	ws_group_init(&inner, lt->pool);
+	ws_spawn(&inner, &lt->t);
+	return ws_group_wait(&inner);
+}
+
+static void lt_stop_body(struct lt_state *lt)
+{
+	int ret;
+
+	ws_group_init(&lt->group, lt->pool);
+	ws_spawn(&lt->group, &lt->c1.task);
+	complete(&lt->spawned);
+	/*
+	 * The region's wait may not run @c1: it can only publish it as it
+	 * stops spinning.  @c1 spawns @p, which lets @t run.
+	 */
+	ret = ws_isolate(lt->pool, lt_isolated, lt);
+	lt->ret = ws_group_wait(&lt->group);
+	if (!lt->ret)
+		lt->ret = ret;
+}
+
+static void latent_wait_promotes(struct kunit *test)
+{
+	struct lt_state *lt = lt_alloc(test, lt_pool2(test));
+	struct lt_root root = { .lt = lt, .body = lt_stop_body };
+	struct ws_group group;
+	unsigned int old = lt_hb_set(0);
+
+	lt->c1.spawns_pred = true;
+	ws_group_init(&lt->pred_group, lt->pool);
+	KUNIT_ASSERT_EQ(test, ws_task_precede(&lt->p, &lt->t, GFP_KERNEL), 0);
+	ws_task_init(&root.task, lt_root_fn);
+	ws_group_init(&group, lt->pool);
+	ws_spawn(&group, &root.task);
+	/* Nothing promoted @c1: end the region's wait ourselves, and fail. */
+	if (!wait_for_completion_timeout(&lt->c1_ran, LT_PATIENCE))
+		lt_release_pred(lt, true);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&lt->pred_group), 0);
+	lt_hb_set(old);
+	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
+	KUNIT_EXPECT_EQ(test, lt->ret, 0);
+	KUNIT_EXPECT_FALSE(test, lt->by_test);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c1.runs), 1);
+	KUNIT_EXPECT_PTR_NE(test, lt->c1.thread, lt->owner);
+	ws_test_pool_destroy(test, lt->pool);
+}
+
+/* ---- a wait from another thread ---- */
+
+static void lt_shared_body(struct lt_state *lt)
+{
+	ws_group_init(&lt->group, lt->pool);
+	ws_spawn(&lt->group, &lt->c1.task);
+	complete(&lt->spawned);
+	/* Until the test thread waits for our group (it marks it shared). */
+	while (!test_bit(WS_GROUP_SHARED_BIT, &lt->group.flags))
+		cpu_relax();
+	/* Eager now: the other worker takes it while we spin. */
+	ws_spawn(&lt->group, &lt->c2.task);
+	lt->met = lt_watch(lt, &lt->c2, 0, false, NULL, 0);
+	/* Return without waiting: our dispatch loop runs @c1 next. */
+}
+
+/*
+ * The test thread waits for a group that a worker's task owns (and
+ * leaves behind): later spawns into it are eager, and the latent one runs
+ * once the owner's task returns.
+ */
+static void latent_shared_wait(struct kunit *test)
+{
+	struct lt_state *lt = lt_alloc(test, lt_pool2(test));
+	struct lt_root root = { .lt = lt, .body = lt_shared_body };
+	struct ws_group group;
+	unsigned int old = lt_hb_set(0);
+
+	ws_task_init(&root.task, lt_root_fn);
+	ws_group_init(&group, lt->pool);
+	ws_spawn(&group, &root.task);
+	wait_for_completion(&lt->spawned);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&lt->group), 0);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	lt_hb_set(old);
+	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
+	KUNIT_EXPECT_TRUE(test, lt->met);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c1.runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c2.runs), 1);
+	KUNIT_EXPECT_PTR_NE(test, lt->c2.thread, lt->owner);
+	KUNIT_EXPECT_PTR_EQ(test, lt->c1.thread, lt->owner);
+	ws_test_pool_destroy(test, lt->pool);
+}
+
+/* ---- nothing lost or run twice under a fast heartbeat ---- */
+
+struct lt_fib {
+	struct ws_task task;
+	struct ws_pool *pool;
+	unsigned int n;
+	unsigned long result;
+};
+
+static struct ws_task *lt_fib_fn(struct ws_task *task)
+{
+	struct lt_fib *f = container_of(task, struct lt_fib, task);
+	struct lt_fib kid[2];
+	struct ws_group group;
+	unsigned int i;
+
+	if (f->n < 2) {
+		f->result = f->n;
+		return NULL;
+	}
+	ws_group_init(&group, f->pool);
+	for (i = 0; i < 2; i++) {
+		kid[i].pool = f->pool;
+		kid[i].n = f->n - 1 - i;
+		ws_task_init(&kid[i].task, lt_fib_fn);
+		ws_spawn(&group, &kid[i].task);
+	}
+	ws_group_wait(&group);
+	f->result = kid[0].result + kid[1].result;
+	return NULL;
+}
+
+static unsigned long lt_fib_calls(unsigned int n)
+{
+	return n < 2 ? 1 : 1 + lt_fib_calls(n - 1) + lt_fib_calls(n - 2);
+}
+
+/*
+ * fib with a spawn at every call and a 2 us heartbeat, so that the
+ * heartbeat interrupts owners inside their latent pushes and pops while
+ * the other workers take promoted tasks: every call runs once.
+ */
+static void latent_fib_fast_heartbeat(struct kunit *test)
+{
+	struct ws_pool *pool = ws_test_pool(test, "ws_latent_fib", NULL);
+	struct ws_pool_stats before, after;
+	unsigned int old = lt_hb_set(2), round;
+
+	for (round = 0; round < 5; round++) {
+		struct lt_fib root = { .pool = pool, .n = 18 };
+		struct ws_group group;
+
+		ws_pool_read_stats(pool, &before);
+		ws_task_init(&root.task, lt_fib_fn);
+		ws_group_init(&group, pool);
+		ws_spawn(&group, &root.task);
+		KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+		ws_pool_read_stats(pool, &after);
+		KUNIT_EXPECT_EQ(test, root.result, 2584UL);
+		KUNIT_EXPECT_EQ(test, after.executed - before.executed,
+				(u64)lt_fib_calls(18));
+		KUNIT_EXPECT_EQ(test, (after.popped - before.popped) +
+				(after.stolen - before.stolen),
+				after.spawned - before.spawned);
+	}
+	lt_hb_set(old);
+	ws_test_pool_destroy(test, pool);
+}
+
+static struct kunit_case latent_cases[] = {
+	KUNIT_CASE(latent_stays_private),
+	KUNIT_CASE(latent_heartbeat_promotes),
+	KUNIT_CASE(latent_parked_promotes),
+	KUNIT_CASE(latent_unbound_parked_promotes),
+	KUNIT_CASE(latent_request_promotes),
+	KUNIT_CASE(latent_wait_promotes),
+	KUNIT_CASE(latent_shared_wait),
+	KUNIT_CASE(latent_fib_fast_heartbeat),
+	{}
+};
+
+static struct kunit_suite latent_suite = {
+	.name = "wsched_latent",
+	.test_cases = latent_cases,
+};
+
+kunit_test_suite(latent_suite);
