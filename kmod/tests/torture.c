@@ -1096,18 +1096,27 @@ static struct ws_task *tt_block_child(struct ws_task *task)
 
 /*
  * Spawn a child and sleep, outside any wait, until it has run: only a
- * heartbeat that promotes while the spawner is off its CPU (or a thread
- * that is not bound, whose spawn is eager) lets it run elsewhere.
+ * heartbeat that promotes while the spawner is off its CPU lets it run
+ * elsewhere.  That is what this operation judges, so only a spawner in a
+ * CPU slot, whose spawn is latent, sleeps.  One in a join slot (the
+ * waiting thread, or a compensation thread) spawned eagerly and waits for
+ * the child instead: blocked outside a wait, it would count as neither
+ * idle nor stuck, so when every other thread of the pool waits where it
+ * may not steal (deep nested waits), no compensation thread comes for
+ * the child (design.rst, "Latent spawns", the limits).
  */
 static struct ws_task *tt_block_fn(struct ws_task *task)
 {
 	struct tt_block *b = container_of(task, struct tt_block, task);
+	struct ws_worker *self = ws_pool_current(b->pool);
 	struct ws_group group;
 
 	ws_group_init(&group, b->pool);
 	ws_task_init(&b->child, tt_block_child);
 	ws_spawn(&group, &b->child);
-	b->late = !wait_for_completion_timeout(&b->ran, TT_BLOCK_PATIENCE);
+	if (self && self->latent)
+		b->late = !wait_for_completion_timeout(&b->ran,
+						       TT_BLOCK_PATIENCE);
 	b->ret = ws_group_wait(&group);
 	return NULL;
 }
