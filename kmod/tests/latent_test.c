@@ -226,6 +226,34 @@ static struct lt_state *lt_alloc(struct kunit *test, struct ws_pool *pool)
 	return lt;
 }
 
+/*
+ * Run @body on a worker of a two-worker pool, the heartbeat at @hb_us,
+ * and check what every such case expects: the owner's slot is latent,
+ * its wait succeeded, both children ran once, and the watched one (@c1)
+ * ran on the other worker within the watch if and only if @promoted.
+ * The caller destroys the pool after its own checks.
+ */
+static struct lt_state *lt_case(struct kunit *test,
+				void (*body)(struct lt_state *lt),
+				unsigned int hb_us, bool promoted)
+{
+	struct lt_state *lt = lt_alloc(test, lt_pool2(test));
+	unsigned int old = lt_hb_set(hb_us);
+
+	lt_run(test, lt, body);
+	lt_hb_set(old);
+	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
+	KUNIT_EXPECT_EQ(test, lt->ret, 0);
+	KUNIT_EXPECT_EQ(test, lt->met, promoted);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c1.runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c2.runs), 1);
+	if (promoted)
+		KUNIT_EXPECT_PTR_NE(test, lt->c1.thread, lt->owner);
+	else
+		KUNIT_EXPECT_PTR_EQ(test, lt->c1.thread, lt->owner);
+	return lt;
+}
+
 /* ---- the control: nothing promotes a latent task ---- */
 
 /*
@@ -253,17 +281,8 @@ static void lt_stays_body(struct lt_state *lt)
  */
 static void latent_stays_private(struct kunit *test)
 {
-	struct lt_state *lt = lt_alloc(test, lt_pool2(test));
-	unsigned int old = lt_hb_set(0);
+	struct lt_state *lt = lt_case(test, lt_stays_body, 0, false);
 
-	lt_run(test, lt, lt_stays_body);
-	lt_hb_set(old);
-	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
-	KUNIT_EXPECT_EQ(test, lt->ret, 0);
-	KUNIT_EXPECT_FALSE(test, lt->met);
-	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c1.runs), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c2.runs), 1);
-	KUNIT_EXPECT_PTR_EQ(test, lt->c1.thread, lt->owner);
 	ws_test_pool_destroy(test, lt->pool);
 }
 
@@ -282,17 +301,8 @@ static void lt_heartbeat_body(struct lt_state *lt)
  */
 static void latent_heartbeat_promotes(struct kunit *test)
 {
-	struct lt_state *lt = lt_alloc(test, lt_pool2(test));
-	unsigned int old = lt_hb_set(100);
+	struct lt_state *lt = lt_case(test, lt_heartbeat_body, 100, true);
 
-	lt_run(test, lt, lt_heartbeat_body);
-	lt_hb_set(old);
-	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
-	KUNIT_EXPECT_EQ(test, lt->ret, 0);
-	KUNIT_EXPECT_TRUE(test, lt->met);
-	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c1.runs), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c2.runs), 1);
-	KUNIT_EXPECT_PTR_NE(test, lt->c1.thread, lt->owner);
 	ws_test_pool_destroy(test, lt->pool);
 }
 
@@ -316,17 +326,8 @@ static void lt_parked_body(struct lt_state *lt)
  */
 static void latent_parked_promotes(struct kunit *test)
 {
-	struct lt_state *lt = lt_alloc(test, lt_pool2(test));
-	unsigned int old = lt_hb_set(100);
+	struct lt_state *lt = lt_case(test, lt_parked_body, 100, true);
 
-	lt_run(test, lt, lt_parked_body);
-	lt_hb_set(old);
-	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
-	KUNIT_EXPECT_EQ(test, lt->ret, 0);
-	KUNIT_EXPECT_TRUE(test, lt->met);
-	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c1.runs), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c2.runs), 1);
-	KUNIT_EXPECT_PTR_NE(test, lt->c1.thread, lt->owner);
 	ws_test_pool_destroy(test, lt->pool);
 }
 
@@ -358,18 +359,10 @@ static void lt_unbound_body(struct lt_state *lt)
 
 static void latent_unbound_parked_promotes(struct kunit *test)
 {
-	struct lt_state *lt = lt_alloc(test, lt_pool2(test));
-	unsigned int old = lt_hb_set(100);
+	struct lt_state *lt = lt_case(test, lt_unbound_body, 100, true);
 
-	lt_run(test, lt, lt_unbound_body);
-	lt_hb_set(old);
-	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
+	/* The owner did run on another CPU than its slot's. */
 	KUNIT_EXPECT_TRUE(test, lt->unbound);
-	KUNIT_EXPECT_EQ(test, lt->ret, 0);
-	KUNIT_EXPECT_TRUE(test, lt->met);
-	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c1.runs), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c2.runs), 1);
-	KUNIT_EXPECT_PTR_NE(test, lt->c1.thread, lt->owner);
 	ws_test_pool_destroy(test, lt->pool);
 }
 
