@@ -483,9 +483,7 @@ bool ws_latent_promote_parked(struct ws_worker *worker, unsigned int us)
 	raw_spin_lock(&owner->pi_lock);
 	if (ws_owner_held(worker, owner)) {
 		/* Held: its fields are stable and ours to read. */
-		if (!us || (!READ_ONCE(worker->inv.depth) &&
-			    READ_ONCE(worker->lat_bot) >=
-			    READ_ONCE(worker->lat_top)))
+		if (ws_heartbeat_may_stop(worker, us))
 			beat = false;
 		else
 			move = ws_latent_to_cell(worker);

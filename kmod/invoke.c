@@ -183,14 +183,10 @@ static enum hrtimer_restart ws_heartbeat(struct hrtimer *timer)
 	 * which also decides whether to stop then).
 	 */
 	if (current == READ_ONCE(worker->thread)) {
-		if (!us || (!READ_ONCE(worker->inv.depth) &&
-			    READ_ONCE(worker->lat_bot) >=
-			    READ_ONCE(worker->lat_top))) {
+		if (ws_heartbeat_may_stop(worker, us)) {
 			/*
-			 * No frame and no latent task: the worker left its
-			 * calls; stop until its next outermost call or latent
-			 * spawn arms us again (it reads the flag on this CPU,
-			 * after us).
+			 * Nothing to promote: stop until the owner arms us
+			 * again (it reads the flag on this CPU, after us).
 			 */
 			WRITE_ONCE(worker->hb_armed, false);
 			return HRTIMER_NORESTART;

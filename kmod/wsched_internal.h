@@ -508,6 +508,19 @@ void ws_latent_flush(struct ws_worker *worker);
 struct ws_task *__ws_latent_take_cell(struct ws_worker *worker);
 
 /*
+ * Whether a heartbeat stops rather than beats on: it is turned off (@us
+ * is 0), or @worker's owner, which the caller interrupted or holds off
+ * every CPU, has left its calls: no invoke frame and no latent task.  Its
+ * next outermost call or latent spawn arms it again.
+ */
+static inline bool ws_heartbeat_may_stop(const struct ws_worker *worker,
+					 unsigned int us)
+{
+	return !us || (!READ_ONCE(worker->inv.depth) &&
+		       READ_ONCE(worker->lat_bot) >= READ_ONCE(worker->lat_top));
+}
+
+/*
  * Keep @task, armed as a lazily spawned task of a group we own, latent.
  * Return false if @lat is full (the caller queues it as before).
  */
