@@ -53,6 +53,8 @@ INJECTED_RES = [re.compile(r'FAULT_INJECTION: forcing a failure')]
 # A splat's own follow-up lines (e.g. its Call Trace) within this many lines
 # count as the same splat.
 SPLAT_WINDOW = 60
+# The last diagnostic lines of a failed TAP test shown with its FAIL line.
+DIAG_LINES = 12
 
 KMSG_PREFIX_RE = re.compile(r'^\[\s*\d+\.\d+\]\s*')
 
@@ -118,6 +120,8 @@ def parse_tap(lines, prefix, res, check_plan=True, where=None):
     items = []  # (indent, ok, name, directive, headers seen before it)
     plans = []  # (indent, count, index into items where the block starts)
     headers = []  # (indent, name) of "# Subtest:" lines, in order
+    notes = {}  # index into items -> the diagnostics printed before it
+    said = []  # diagnostic ("# ...") lines since the last result
     for raw in lines:
         line = clean(raw).expandtabs(8)
         m = SUBTEST_RE.match(line)
@@ -130,8 +134,13 @@ def parse_tap(lines, prefix, res, check_plan=True, where=None):
             continue
         m = RESULT_RE.match(line)
         if not m:
+            if line.lstrip().startswith('#'):
+                said.append(line.strip())
             continue
         name = m.group(4).strip() or f'#{m.group(3)}'
+        if m.group(2) != 'ok':
+            notes[len(items)] = said[-DIAG_LINES:]
+        said = []
         items.append((len(m.group(1)), m.group(2) == 'ok', name,
                       (m.group(5) or '').strip(), len(headers)))
 
@@ -159,6 +168,11 @@ def parse_tap(lines, prefix, res, check_plan=True, where=None):
             res.emit('PASS', full)
         else:
             res.emit('FAIL', full, directive)
+            # What the test printed before it failed (the harness's
+            # "Expected ..." lines, its TH_LOG()s): CI shows only the
+            # summary, and a failure seen once must say where it was.
+            for note in notes.get(i, []):
+                res.detail(f'    {note[:200]}')
 
     if not check_plan:
         return
