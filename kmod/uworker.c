@@ -481,13 +481,23 @@ out:
  * process (the submitter, or one of the pool's threads).  A thread that
  * cannot be made stops the growth and is not an error.
  *
- * Context: process context, may sleep; not under a spinlock.
+ * A thread that left for being idle (ws_user_retire()) is no longer
+ * counted, but with user workers its slot stays taken until ws_user_reap()
+ * has stopped it.  If such slots are all that keep the pool below @want,
+ * the caller waits for that reaping once and then uses them: otherwise a
+ * graph submitted just after the last worker left would find no slot,
+ * and no thread would run it while its submitter does not wait in the
+ * ring.
+ *
+ * Context: process context, may sleep; not under a spinlock, nor a lock
+ * that an exiting thread of the process takes.
  * Return: the number of threads started.
  */
 unsigned int ws_user_grow(struct ws_pool *pool, unsigned int want)
 {
 	struct ws_uworkers *uw = pool->uw;
 	unsigned int cpu, made = 0;
+	bool reaped = false, gone, failed;
 
 	/* Only a thread of the pool's process makes its threads. */
 	if (task_tgid(current) != uw->owner)
@@ -505,18 +515,37 @@ unsigned int ws_user_grow(struct ws_pool *pool, unsigned int want)
 	/* Unordered: a stale count makes one more round under the lock. */
 	if (READ_ONCE(pool->nr_threads) >= want)
 		return 0;
+again:
+	gone = false;
+	failed = false;
 	mutex_lock(&uw->lock);
 	for (cpu = 0; cpu < pool->nr_cpus && !uw->dying &&
 	     pool->nr_threads < want; cpu++) {
 		struct ws_worker *worker = pool->workers[cpu];
 
+		if (worker->ustate == WS_USLOT_GONE)
+			gone = true;
 		if (worker->ustate != WS_USLOT_FREE)
 			continue;
-		if (ws_user_start(pool, worker))
+		if (ws_user_start(pool, worker)) {
+			failed = true;
 			break;
+		}
 		made++;
 	}
+	gone = gone && !failed && !uw->dying && pool->nr_threads < want;
 	mutex_unlock(&uw->lock);
+	/*
+	 * Slots still GONE (user workers only: a kthread frees its slot as
+	 * it leaves).  Whoever made them so queued uw->reap under uw->lock,
+	 * before we read the state under it, so the flush waits until they
+	 * are free.
+	 */
+	if (WS_USER_WORKERS && gone && !reaped) {
+		reaped = true;
+		flush_work(&uw->reap);
+		goto again;
+	}
 	return made;
 }
 

@@ -43,6 +43,9 @@
  *   right.
  * - idle_workers_exit: idle workers exit after worker_idle_ms while the
  *   file stays open, and the next graph still runs.
+ * - submit_as_workers_leave: a graph submitted the moment the count of
+ *   workers says the last idle one left (its thread may still be
+ *   exiting) gets a thread and completes, with the submitter in poll().
  *
  * The whoami and sched tests run nodes of "smoke_whoami", registered by
  * wsched_smoke.ko (tools/smoke; path from $WSCHED_SMOKE_KO), which they
@@ -1634,6 +1637,50 @@ TEST_F_TIMEOUT(wk, idle_workers_exit, 180)
 			       false));
 	ASSERT_OK(submit(&r));
 	EXPECT_OK(reap_graphs(&r, 1, false, NULL, 0, NULL, 120000, NULL, NULL));
+	ring_close(&r);
+	EXPECT_OK(wait_base(&self->base, true, false, 10000, NULL));
+}
+
+/* ---- a graph submitted as the idle workers leave ------------------------ */
+
+#define LEAVE_ROUNDS	20
+
+/*
+ * A worker that left for being idle is no longer counted, but on
+ * user-worker kernels its slot is free only once its thread has exited
+ * (a work item stops it).  A graph submitted in between must still get a
+ * thread: the submitter waits in poll() and runs no node itself, so a
+ * graph without one would never complete.  Each round submits as soon as
+ * the count drops, which is when the slots are most likely still held.
+ */
+TEST_F_TIMEOUT(wk, submit_as_workers_leave, 300)
+{
+	struct wcounts c;
+	struct ring r;
+	unsigned int round;
+	__u64 t0;
+
+	ASSERT_EQ(0, read_file(PARAM_IDLE, self->idle0, sizeof(self->idle0)))
+		TH_LOG("no %s", PARAM_IDLE);
+	ASSERT_EQ(0, write_file(PARAM_IDLE, "20"));
+	ASSERT_EQ(0, ring_open(&r, 16, 0, 0));
+	for (round = 0; round < LEAVE_ROUNDS; round++) {
+		ASSERT_TRUE(push_graph(&r, WSCHED_OP_SPIN, 4 * SPIN_NOT_CHEAP,
+				       2, round + 1, false));
+		ASSERT_OK(submit(&r));
+		ASSERT_OK(reap_graphs(&r, 1, false, NULL, 0, NULL, 30000,
+				      NULL, NULL))
+			TH_LOG("round %u: the graph did not complete", round);
+		/* No sleep: submit the next one the moment they are gone. */
+		t0 = now_ns();
+		do {
+			ASSERT_OK(read_counts(&c));
+		} while (c.workers != self->base.workers &&
+			 now_ns() - t0 < 20 * SEC_NS);
+		ASSERT_EQ(self->base.workers, c.workers)
+			TH_LOG("round %u: idle workers still there after 20 s",
+			       round);
+	}
 	ring_close(&r);
 	EXPECT_OK(wait_base(&self->base, true, false, 10000, NULL));
 }
