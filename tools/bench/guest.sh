@@ -83,8 +83,8 @@ ws_switches() {
 	echo "$n $sw"
 }
 
-# The iterations of one nice-0 spinner pinned to each CPU, run together for $ms ms:
-# the competitor keeps every vCPU busy, alone or beside a job, so that
+# The iterations of one nice-0 spinner pinned to each CPU, run together for
+# $1 ms: the competitor keeps every vCPU busy, alone or beside a job, so that
 # the host (which runs each vCPU as a thread, among other guests) gives
 # the guest the same CPU time in both and only the guest's scheduling
 # differs.
@@ -93,7 +93,7 @@ spin_all() {
 	while [ $i -lt "$ncpu" ]; do
 		# Pinned, one per CPU: fork placement beside a job's threads
 		# is not what is measured.
-		taskset $((1 << i)) $hog spin "$ms" >/tmp/spin.$i &
+		taskset $((1 << i)) $hog spin "$1" >/tmp/spin.$i &
 		pids="$pids $!"
 		i=$((i + 1))
 	done
@@ -107,13 +107,41 @@ spin_all() {
 	echo $sum
 }
 
+# cyclic_beside NAME [CMD...]: the SCHED_FIFO thread's lateness (wsched_hog
+# cyclic, $ms ms, 1 ms period) alone or, with CMD, a second after starting
+# CMD in the background, which it then waits for (an insmod of
+# wsched_pages is unloaded after).  Logs the line; prints "max_ns avg_ns".
+cyclic_beside() {
+	name=$1
+	shift
+	if [ $# -gt 0 ]; then
+		"$@" >/dev/null &
+		job=$!
+		sleep 1
+	fi
+	cyc=$("$hog" cyclic "$ms" 1000)
+	if [ $# -gt 0 ]; then
+		wait "$job"
+		[ "$1" = insmod ] && rmmod wsched_pages 2>/dev/null
+	fi
+	echo "# cyclic $name $cyc" >&3
+	echo "$(echo "$cyc" | sed 's/.*max_ns=//') $(echo "$cyc" | sed 's/.*avg_ns=\([0-9]*\).*/\1/')"
+}
+
+# rt_rows SUFFIX BASELINE BASE_MAX BASE_AVG JOB_MAX JOB_AVG: the two rows.
+rt_rows() {
+	echo "wsched_pages: row name=rt_latency_max$1 baseline=$2 base_ns=$3 ws_ns=$5 ratio=$(ratio "$3" "$(($5 > 0 ? $5 : 1))") interval_us=1000" >&3
+	echo "wsched_pages: row name=rt_latency_avg$1 baseline=$2 base_ns=$4 ws_ns=$6 ratio=$(ratio "$4" "$(($6 > 0 ? $6 : 1))") interval_us=1000" >&3
+}
+
 # Good citizenship (BENCH_ONLY=citizen): a nice-0 CPU-bound competitor's
 # (one spinner per CPU) throughput alone and beside a saturating job (wsched_pages loop_s, the
 # default pool: the caller's own worker set) run at nice 19, from a
 # SCHED_IDLE caller and, for reference, at nice 0; the wake-ups per second
 # of the idle system pool over 10 s; and on a PREEMPT_RT kernel the
-# wake-up latency of a SCHED_FIFO thread alone, beside a job and beside
-# one nice-0 spinner per CPU (the same load, not wsched's).
+# wake-up latency of a SCHED_FIFO thread alone, beside a job, beside
+# one nice-0 spinner per CPU and beside the same clearing split
+# statically over system_unbound_wq (load that is not wsched's).
 run_citizen() {
 	only=$(param only "")
 	case ",$only," in
@@ -131,11 +159,11 @@ run_citizen() {
 	# Alone right before each run beside a job: the host's load drifts
 	# over a minute, less over ten seconds.
 	for how in nice19 idle nice0; do
-		alone=$(spin_all)
+		alone=$(spin_all "$ms")
 		$hog sched $how insmod $ko size_mb=16 loop_s=$((ms / 1000 + 3)) &
 		job=$!
 		sleep 1
-		beside=$(spin_all)
+		beside=$(spin_all "$ms")
 		wait $job
 		st=$?
 		rmmod wsched_pages 2>/dev/null
@@ -156,40 +184,28 @@ run_citizen() {
 
 	# Wake-up latency of a SCHED_FIFO thread (PREEMPT_RT only).
 	if uname -v | grep -q PREEMPT_RT; then
-		cyc=$($hog cyclic "$ms" 1000)
-		echo "# cyclic alone $cyc" >&3
-		ma=$(echo "$cyc" | sed 's/.*max_ns=//')
-		va=$(echo "$cyc" | sed 's/.*avg_ns=\([0-9]*\).*/\1/')
-		insmod $ko size_mb=16 loop_s=$((ms / 1000 + 3)) &
-		job=$!
-		sleep 1
-		cyc=$($hog cyclic "$ms" 1000)
-		wait $job
-		rmmod wsched_pages 2>/dev/null
-		echo "# cyclic beside $cyc" >&3
-		mb=$(echo "$cyc" | sed 's/.*max_ns=//')
-		vb=$(echo "$cyc" | sed 's/.*avg_ns=\([0-9]*\).*/\1/')
-		echo "wsched_pages: row name=rt_latency_max baseline=alone base_ns=$ma ws_ns=$mb ratio=$(ratio "$ma" "$((mb > 0 ? mb : 1))") interval_us=1000" >&3
-		echo "wsched_pages: row name=rt_latency_avg baseline=alone base_ns=$va ws_ns=$vb ratio=$(ratio "$va" "$((vb > 0 ? vb : 1))") interval_us=1000" >&3
-		# The control: beside one nice-0 spinner per CPU, load that
-		# is not wsched's.  A TCG vCPU that is busy answers its timer
+		loop="size_mb=16 loop_s=$((ms / 1000 + 3))"
+		r=$(cyclic_beside alone)
+		ma=${r% *} va=${r#* }
+		# shellcheck disable=SC2086 # module parameters
+		r=$(cyclic_beside beside insmod $ko $loop)
+		mb=${r% *} vb=${r#* }
+		rt_rows "" alone "$ma" "$va" "$mb" "$vb"
+		# The controls, load that is not wsched's.  One nice-0
+		# spinner per CPU: a TCG vCPU that is busy answers its timer
 		# later however busy it is, and on a loaded host waits for a
-		# host core: what the job adds beyond that is the job's.
-		i=0 pids=
-		while [ $i -lt "$ncpu" ]; do
-			taskset $((1 << i)) $hog spin $((ms + 2000)) >/dev/null &
-			pids="$pids $!"
-			i=$((i + 1))
-		done
-		sleep 1
-		cyc=$($hog cyclic "$ms" 1000)
-		# shellcheck disable=SC2086 # a list of pids
-		wait $pids
-		echo "# cyclic spinners $cyc" >&3
-		msp=$(echo "$cyc" | sed 's/.*max_ns=//')
-		vs=$(echo "$cyc" | sed 's/.*avg_ns=\([0-9]*\).*/\1/')
-		echo "wsched_pages: row name=rt_latency_max_spin baseline=spinners base_ns=$msp ws_ns=$mb ratio=$(ratio "$msp" "$((mb > 0 ? mb : 1))") interval_us=1000" >&3
-		echo "wsched_pages: row name=rt_latency_avg_spin baseline=spinners base_ns=$vs ws_ns=$vb ratio=$(ratio "$vs" "$((vb > 0 ? vb : 1))") interval_us=1000" >&3
+		# host core.  The same clearing of 16 MiB over and over on as
+		# many threads, split statically over system_unbound_wq: the
+		# job's memory traffic and one wake-up per helper per run,
+		# without the job's threads.  What the job adds beyond these
+		# is the job's.
+		r=$(cyclic_beside spinners spin_all $((ms + 2000)))
+		rt_rows _spin spinners "${r% *}" "${r#* }" "$mb" "$vb"
+		# shellcheck disable=SC2086 # module parameters
+		r=$(cyclic_beside static insmod $ko $loop loop_static=1)
+		rt_rows _static static "${r% *}" "${r#* }" "$mb" "$vb"
+		# How many runs the job and the static split made meanwhile.
+		dmesg | grep 'wsched_pages: loop' | tail -n 2 | sed 's/^\[[^]]*\] //' >&3
 	fi
 	echo "# citizen-done" >&3
 }

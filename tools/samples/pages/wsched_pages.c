@@ -43,7 +43,9 @@
  *
  * With @loop_s it only runs the default job's clear over and over for
  * that many seconds (the saturating job of the bench's interference and
- * latency rows) and prints how many jobs ran.
+ * latency rows) and prints how many jobs ran; with @loop_static as well,
+ * the static split's clear instead: the same memory traffic on the same
+ * number of threads without wsched, the control of the latency rows.
  *
  * Each line is for the fastest of @reps rounds, each round running every variant once.
  * With @bench it also prints rows for tools/bench/run.sh (the format of
@@ -99,6 +101,10 @@ MODULE_PARM_DESC(tag, "appended to the rows' names, e.g. \"_hog\" for a run besi
 static unsigned int loop_s;
 module_param(loop_s, uint, 0444);
 MODULE_PARM_DESC(loop_s, "only clear the pages with ws_job_run() over and over for this many seconds (1 to 600), a saturating job for tools/bench");
+
+static bool loop_static;
+module_param(loop_static, bool, 0444);
+MODULE_PARM_DESC(loop_static, "with loop_s, loop the static split over system_unbound_wq instead of the job (no wsched)");
 
 static bool numa_check;
 module_param(numa_check, bool, 0444);
@@ -570,7 +576,10 @@ static struct page **pages_alloc(unsigned long nr, bool per_node)
 	return pages;
 }
 
-/* The saturating job: clear @set with the default job for @loop_s s. */
+/*
+ * The saturating job: clear @set with the default job (or, with
+ * @loop_static, the static split) for @loop_s s.
+ */
 static int pages_loop(struct pages_set *set, unsigned int nr_threads)
 {
 	u64 end = ktime_get_ns() + (u64)loop_s * NSEC_PER_SEC;
@@ -579,12 +588,16 @@ static int pages_loop(struct pages_set *set, unsigned int nr_threads)
 
 	set->op = PAGES_CLEAR;
 	do {
-		ret = pages_job(set, nr_threads, NULL);
+		if (loop_static)
+			ret = pages_static(set, nr_threads);
+		else
+			ret = pages_job(set, nr_threads, NULL);
 		if (ret)
 			return ret;
 		jobs++;
 	} while (ktime_get_ns() < end);
-	pr_info("loop: %lu jobs of %lu pages in %u s\n", jobs, set->nr, loop_s);
+	pr_info("loop: %lu %s of %lu pages in %u s\n", jobs,
+		loop_static ? "static splits" : "jobs", set->nr, loop_s);
 	return 0;
 }
 
