@@ -540,7 +540,14 @@ FIXTURE_SETUP(wk)
 	       self->ncpu, self->uw ? "user" : "kthread");
 }
 
-FIXTURE_TEARDOWN(wk)
+/*
+ * In the parent, which waits for the test's process (self is shared).
+ * A FIXTURE_TEARDOWN() in the test's own process did not run after a
+ * failed ASSERT with 6.12's harness (its fork result, a local changed
+ * after setjmp(), is not kept across the longjmp()), and worker_idle_ms
+ * left at the failed test's value then failed the tests after it.
+ */
+FIXTURE_TEARDOWN_PARENT(wk)
 {
 	if (self->idle0[0])
 		write_file(PARAM_IDLE, self->idle0);
@@ -1109,7 +1116,8 @@ FIXTURE_SETUP(who)
 	ASSERT_OK(w) TH_LOG("wsched_smoke.ko without " WHOAMI_OP "?");
 }
 
-FIXTURE_TEARDOWN(who)
+/* In the parent, like wk's: a failed ASSERT must not leave it loaded. */
+FIXTURE_TEARDOWN_PARENT(who)
 {
 	if (self->loaded)
 		smoke_unload();
