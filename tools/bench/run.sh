@@ -16,7 +16,8 @@
 #                clear and copy, idle and beside a CPU hog), citizen (a nice-0
 #                task beside a nice-19 / SCHED_IDLE / nice-0 job, the idle
 #                system pool's wake-ups, and on PREEMPT_RT a SCHED_FIFO
-#                thread's wake-up latency beside a job); default all
+#                thread's wake-up latency beside a job, spinners and a
+#                static split of the same clearing); default all
 #   BENCH_RUNS   rounds, each running every variant once (default 5; the
 #                module's fib takes at least 5)
 #   BENCH_ARGS   more parameters of the module and wsched_ubench (each takes
