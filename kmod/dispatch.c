@@ -706,6 +706,7 @@ static bool ws_worker_sleep(struct ws_worker *worker)
 	struct ws_pool *pool = worker->pool;
 	bool timed_out = false;
 
+	WRITE_ONCE(worker->napping, true);
 	raw_spin_lock_irq(&pool->idle_lock);
 	list_add(&worker->idle_node, &pool->idle_list);
 	atomic_inc(&pool->nr_idle);
@@ -739,6 +740,7 @@ static bool ws_worker_sleep(struct ws_worker *worker)
 		timed_out = false;
 	}
 	raw_spin_unlock_irq(&pool->idle_lock);
+	WRITE_ONCE(worker->napping, false);
 	return timed_out;
 }
 
@@ -912,8 +914,10 @@ ws_dispatch(struct ws_worker *worker, enum ws_scope scope,
 				return WS_END_IDLE;
 			break;
 		case WS_IDLE_NAP:
+			WRITE_ONCE(worker->napping, true);
 			if (restricted) {
 				ws_nap_stuck(worker, arg, state);
+				WRITE_ONCE(worker->napping, false);
 				break;
 			}
 			/*
@@ -929,10 +933,13 @@ ws_dispatch(struct ws_worker *worker, enum ws_scope scope,
 			if (worker->cpu >= pool->nr_cpus &&
 			    atomic_read(&pool->nr_stuck)) {
 				task = ws_take_any_mail(pool);
-				if (task)
+				if (task) {
+					WRITE_ONCE(worker->napping, false);
 					break;
+				}
 			}
 			ws_nap_on_group(arg, false, state);
+			WRITE_ONCE(worker->napping, false);
 			break;
 		default:
 			return WS_END_IDLE;

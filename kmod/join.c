@@ -183,16 +183,57 @@ static void ws_compensate(struct ws_pool *pool)
 }
 
 /*
+ * The threads of @pool other than ours that are blocked in a task they
+ * run: off every CPU, and not asleep in wsched (idle, or napping in a
+ * wait: @napping).  Such a thread is neither idle nor stuck, yet runs
+ * nothing until what it blocks on happens, which may be a task queued
+ * behind it on its own deque (design.rst, "Compensation threads").
+ *
+ * A lockless look at other threads' scheduler state, the two fields
+ * try_to_wake_up() tests first (__state, then on_rq): a thread caught
+ * between the two counts wrongly for a tick.  Too many starts a
+ * compensation thread early, which leaves once the work is gone; too
+ * few delays it by the tick after which the stuck wait looks again.  A
+ * slot's thread is alive while we read it: a CPU slot and a join slot's
+ * compensation thread hold a reference on it, and a thread that joined
+ * leaves its slot before it can exit (rcu_read_lock() for the latter:
+ * an exited task is freed only after a grace period).
+ */
+static unsigned int ws_nr_blocked(struct ws_pool *pool)
+{
+	unsigned long joined = READ_ONCE(pool->joined);
+	unsigned int i, n = 0;
+
+	rcu_read_lock();
+	for (i = 0; i < pool->nr_slots; i++) {
+		struct ws_worker *slot = pool->workers[i];
+		struct task_struct *thread;
+
+		if (i >= pool->nr_cpus && !test_bit(i - pool->nr_cpus, &joined))
+			continue;
+		thread = READ_ONCE(slot->thread);
+		if (!thread || thread == current || READ_ONCE(slot->napping))
+			continue;
+		if (READ_ONCE(thread->__state) != TASK_RUNNING &&
+		    !READ_ONCE(thread->on_rq))
+			n++;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/*
  * A wait that may not take everything (@scope, or an isolated region)
  * found nothing it may run.  Before napping a tick, make sure that what
  * is queued in the pool has a thread that can run it: wake an idle
- * worker, or, if every thread of the pool is stuck like us, start a
- * compensation thread.
+ * worker, or, if every other thread of the pool is stuck like us or
+ * blocked in a task, start a compensation thread.
  */
 void ws_nap_stuck(struct ws_worker *worker, struct ws_group *group,
 		  unsigned int state)
 {
 	struct ws_pool *pool = worker->pool;
+	unsigned int threads, stuck;
 
 	atomic_inc(&pool->nr_stuck);
 	/*
@@ -204,11 +245,13 @@ void ws_nap_stuck(struct ws_worker *worker, struct ws_group *group,
 	 */
 	smp_mb__after_atomic();
 	if (ws_pool_has_work(pool)) {
+		threads = READ_ONCE(pool->nr_threads) +
+			  hweight_long(READ_ONCE(pool->joined));
+		stuck = atomic_read(&pool->nr_stuck);
 		if (atomic_read(&pool->nr_idle))
 			ws_wake_one(pool);
-		else if (atomic_read(&pool->nr_stuck) >=
-			 READ_ONCE(pool->nr_threads) +
-			 hweight_long(READ_ONCE(pool->joined)))
+		else if (stuck >= threads ||
+			 stuck + ws_nr_blocked(pool) >= threads)
 			ws_compensate(pool);
 	}
 	ws_nap_on_group(group, false, state);

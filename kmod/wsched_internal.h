@@ -149,6 +149,9 @@ struct ws_invoke {
  *	that is @latent, else NULL (I)
  * @wait_depth: how many ws_group_wait() calls are nested on the owner (O)
  * @ticks: tasks taken, to give the FIFO queue a regular turn (O)
+ * @napping: the owner sleeps in wsched, on the idle list or napping in a
+ *	wait, not in a task it runs (O: WRITE_ONCE(); READ_ONCE() by stuck
+ *	waits counting the threads blocked in their tasks, a hint)
  * @compensator: the last compensation thread started in this join slot,
  *	with a task reference, until it is reaped (by whoever claims the
  *	slot to start the next one, or by ws_pool_destroy())
@@ -206,6 +209,7 @@ struct ws_worker {
 	struct ws_victims __rcu *victims;
 	unsigned int wait_depth;
 	unsigned int ticks;
+	bool napping;
 	struct task_struct *compensator;
 	bool latent;
 	bool hb_armed;

@@ -8,7 +8,8 @@
  * (a group's owner does not count its spawns unless they are stolen) are
  * waited for correctly by the owner and by others; a pool with a worker
  * limit replaces a worker whose CPU goes offline; a killable wait
- * returns when its thread is killed.
+ * returns when its thread is killed; a compensation thread blocked in a
+ * task on a child it spawned gets another to run the child.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -1094,6 +1095,139 @@ static void join_limit_hotplug(struct kunit *test)
 	ws_test_pool_destroy(test, pool);
 }
 
+/* ---- a compensation thread blocked in a task ---- */
+
+/* How long the blocking level waits for its child before it gives up. */
+#define JT_BLOCK_PATIENCE	(10 * HZ)
+
+/**
+ * struct jt_blk_level - one level of a chain run by jt_blk_fn()
+ * @task: the level
+ * @b: the chain's shared state
+ * @depth: levels left below this one
+ */
+struct jt_blk_level {
+	struct ws_task task;
+	struct jt_blk *b;
+	unsigned int depth;
+};
+
+/**
+ * struct jt_blk - a chain deeper than a thread may nest, whose first
+ *	level run by a compensation thread blocks on a child
+ * @pool: the pool
+ * @levels: runs of each level (indexed by depth)
+ * @child: spawned by the blocking level, which sleeps until it ran
+ * @ran: completed by @child
+ * @child_runs: runs of @child
+ * @blocked: a level blocked (the first one run by a compensation thread)
+ * @late: the blocking level's sleep timed out
+ */
+struct jt_blk {
+	struct ws_pool *pool;
+	atomic_t *levels;
+	struct ws_task child;
+	struct completion ran;
+	atomic_t child_runs;
+	atomic_t blocked;
+	bool late;
+};
+
+static struct ws_task *jt_blk_child(struct ws_task *task)
+{
+	struct jt_blk *b = container_of(task, struct jt_blk, child);
+
+	atomic_inc(&b->child_runs);
+	complete(&b->ran);
+	return NULL;
+}
+
+/*
+ * Each level spawns the next and waits for it, until the worker is at its
+ * nesting bound and a compensation thread takes the rest.  That thread's
+ * first level spawns a child, onto its own deque (a join slot spawns
+ * eagerly), and sleeps on it outside any wait, as kernel code may.  The
+ * worker, at its bound, may not take the child: only another compensation
+ * thread can, which comes only if the stuck worker counts the sleeper as
+ * blocked.  Before it did, the child ran only when the sleep timed out
+ * and the sleeper's own wait ran it.
+ */
+static struct ws_task *jt_blk_fn(struct ws_task *task)
+{
+	struct jt_blk_level *l = container_of(task, struct jt_blk_level, task);
+	struct jt_blk *b = l->b;
+	struct jt_blk_level next;
+	struct ws_group group;
+
+	atomic_inc(&b->levels[l->depth]);
+	ws_group_init(&group, b->pool);
+	if (!strncmp(current->comm, "ws/c", 4) &&
+	    atomic_inc_return(&b->blocked) == 1) {
+		ws_task_init(&b->child, jt_blk_child);
+		ws_spawn(&group, &b->child);
+		b->late = !wait_for_completion_timeout(&b->ran,
+						       JT_BLOCK_PATIENCE);
+		ws_group_wait(&group);
+		return NULL;
+	}
+	if (!l->depth)
+		return NULL;
+	next.b = b;
+	next.depth = l->depth - 1;
+	ws_task_init(&next.task, jt_blk_fn);
+	ws_spawn(&group, &next.task);
+	ws_group_wait(&group);
+	return NULL;
+}
+
+/*
+ * A pool of one worker whose waiter sleeps (a pool with attributes): the
+ * worker, stuck at its nesting bound, and a compensation thread that
+ * blocks in a task on a child it spawned.  The child must run while its
+ * spawner sleeps, on a second compensation thread.
+ */
+static void join_blocked_compensated(struct kunit *test)
+{
+	struct ws_pool_attrs attrs = { .max_workers = 1 };
+	const unsigned int depth = 2 * WS_MAX_WAIT_DEPTH;
+	struct ws_pool_stats before, after;
+	struct jt_blk_level root;
+	struct ws_group group;
+	struct jt_blk *b;
+	unsigned int i, once = 0, ran = 0;
+
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	b->levels = kunit_kcalloc(test, depth + 1, sizeof(*b->levels),
+				  GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b->levels);
+	init_completion(&b->ran);
+	b->pool = jt_pool(test, "t_jblk", &attrs);
+	KUNIT_EXPECT_EQ(test, ws_pool_nr_workers(b->pool), 1U);
+	ws_pool_read_stats(b->pool, &before);
+	root.b = b;
+	root.depth = depth;
+	ws_task_init(&root.task, jt_blk_fn);
+	ws_group_init(&group, b->pool);
+	ws_spawn(&group, &root.task);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	ws_pool_read_stats(b->pool, &after);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->blocked), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->child_runs), 1);
+	KUNIT_EXPECT_FALSE_MSG(test, b->late,
+			       "the child of a compensation thread blocked in a task ran only after %d s",
+			       JT_BLOCK_PATIENCE / HZ);
+	KUNIT_EXPECT_GE(test, after.compensated - before.compensated, 2ULL);
+	/* The levels from the root down to the one that blocked, once each. */
+	for (i = 0; i <= depth; i++) {
+		ran += atomic_read(&b->levels[i]) != 0;
+		once += atomic_read(&b->levels[i]) == 1;
+	}
+	KUNIT_EXPECT_EQ(test, once, ran);
+	KUNIT_EXPECT_GE(test, ran, 2U);
+	ws_test_pool_destroy(test, b->pool);
+}
+
 static struct kunit_case join_cases[] = {
 	KUNIT_CASE(join_busy_pool),
 	KUNIT_CASE(join_execute_stealable),
@@ -1101,6 +1235,7 @@ static struct kunit_case join_cases[] = {
 	KUNIT_CASE(join_mail_busy),
 	KUNIT_CASE(join_mail_isolated_joined),
 	KUNIT_CASE(join_mail_isolated_compensated),
+	KUNIT_CASE(join_blocked_compensated),
 	KUNIT_CASE(join_again_after_pred),
 	KUNIT_CASE(join_lazy_foreign_wait),
 	KUNIT_CASE(join_lazy_deferred_bypass),
