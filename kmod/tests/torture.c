@@ -1100,10 +1100,11 @@ static struct ws_task *tt_block_child(struct ws_task *task)
  * elsewhere.  That is what this operation judges, so only a spawner in a
  * CPU slot, whose spawn is latent, sleeps.  One in a join slot (the
  * waiting thread, or a compensation thread) spawned eagerly and waits for
- * the child instead: blocked outside a wait, it would count as neither
- * idle nor stuck, so when every other thread of the pool waits where it
- * may not steal (deep nested waits), no compensation thread comes for
- * the child (design.rst, "Latent spawns", the limits).
+ * the child instead, so that a thread that runs tasks always exists: if
+ * every thread of the pool slept in this operation, none would be left
+ * to run the children, whatever the pool counted.  (A join-slot sleeper
+ * beside threads stuck in deep waits gets a compensation thread; KUnit's
+ * join_blocked_compensated pins that.)
  */
 static struct ws_task *tt_block_fn(struct ws_task *task)
 {
