@@ -187,17 +187,18 @@ static void ws_compensate(struct ws_pool *pool)
  * run: off every CPU, and not asleep in wsched (idle, or napping in a
  * wait: @napping).  Such a thread is neither idle nor stuck, yet runs
  * nothing until what it blocks on happens, which may be a task queued
- * behind it on its own deque (design.rst, "Compensation threads").
+ * behind it on its own deque (design.rst, "Waiting and nesting").
  *
  * A lockless look at other threads' scheduler state, the two fields
  * try_to_wake_up() tests first (__state, then on_rq): a thread caught
  * between the two counts wrongly for a tick.  Too many starts a
  * compensation thread early, which leaves once the work is gone; too
  * few delays it by the tick after which the stuck wait looks again.  A
- * slot's thread is alive while we read it: a CPU slot and a join slot's
- * compensation thread hold a reference on it, and a thread that joined
- * leaves its slot before it can exit (rcu_read_lock() for the latter:
- * an exited task is freed only after a grace period).
+ * slot's thread stays readable: kthread workers and compensation
+ * threads are held by a reference, and a user worker or a thread that
+ * joined leaves its slot before it exits, while an exited task is freed
+ * only after an RCU grace period (hence rcu_read_lock()).  The pool is
+ * not being destroyed: we are one of its threads.
  */
 static unsigned int ws_nr_blocked(struct ws_pool *pool)
 {
