@@ -261,6 +261,22 @@ void ws_spawn(struct ws_group *group, struct ws_task *task)
 EXPORT_SYMBOL_GPL(ws_spawn);
 
 /*
+ * Put @task, a latent task of ours taken from @lat, on our deque, or, if
+ * the deque cannot grow, in the injection queue, counted in its group as
+ * a thief counts what it takes.  Return whether it went to the deque,
+ * for which the caller wakes a sleeper when it should (ws_inject() wakes
+ * one itself).
+ */
+static bool ws_latent_to_deque(struct ws_worker *worker, struct ws_task *task)
+{
+	if (likely(ws_deque_push(&worker->deque, task, GFP_NOWAIT)))
+		return true;
+	ws_task_claim(task);
+	ws_inject(worker->pool, task);
+	return false;
+}
+
+/*
  * Publish @task, a latent task of ours taken from @lat: onto our deque
  * (woken for as ws_push_own() does), or, inside an isolated region,
  * where our deque may only show the region's tasks above older ones (see
@@ -269,18 +285,11 @@ EXPORT_SYMBOL_GPL(ws_spawn);
  */
 static bool ws_latent_publish(struct ws_worker *worker, struct ws_task *task)
 {
-	struct ws_pool *pool = worker->pool;
-
 	if (worker->inv.isolation)
 		return false;
-	if (unlikely(!ws_deque_push(&worker->deque, task, GFP_NOWAIT))) {
-		/* Counted in the group by whoever takes it, as a thief. */
-		ws_task_claim(task);
-		ws_inject(pool, task);
-		return true;
-	}
 	/* No barrier, for the reason given in ws_push_own(). */
-	ws_wake_one(pool);
+	if (ws_latent_to_deque(worker, task))
+		ws_wake_one(worker->pool);
 	return true;
 }
 
@@ -579,12 +588,8 @@ void ws_latent_stop(struct ws_worker *worker)
 		local_irq_restore(flags);
 		return;
 	}
-	while ((task = ws_latent_take_oldest(worker))) {
-		if (unlikely(!ws_deque_push(&worker->deque, task, GFP_NOWAIT))) {
-			ws_task_claim(task);
-			ws_inject(worker->pool, task);
-		}
-	}
+	while ((task = ws_latent_take_oldest(worker)))
+		ws_latent_to_deque(worker, task);
 	/*
 	 * The tasks before looking for sleepers: we may nap next; pairs with
 	 * the smp_mb() in ws_worker_sleep().
@@ -605,10 +610,8 @@ void ws_latent_flush(struct ws_worker *worker)
 {
 	struct ws_task *task = ws_latent_take_cell(worker);
 
-	if (task && !ws_deque_push(&worker->deque, task, GFP_NOWAIT)) {
-		ws_task_claim(task);
-		ws_inject(worker->pool, task);
-	}
+	if (task)
+		ws_latent_to_deque(worker, task);
 	ws_latent_stop(worker);
 }
 
