@@ -49,7 +49,7 @@ MODULE_IMPORT_NS(WSCHED_INTERNAL);
 
 static char *only = "";
 module_param(only, charp, 0444);
-MODULE_PARM_DESC(only, "Comma list of benchmarks (fib,nqueens,uts,crc32c,wavefront); empty for all");
+MODULE_PARM_DESC(only, "Comma list of benchmarks (fib,heartbeat,nqueens,uts,crc32c,wavefront); empty for all");
 
 static unsigned int runs = 5;
 module_param(runs, uint, 0444);
@@ -113,6 +113,7 @@ struct bench_var {
 	u64 want;
 	int cpu;
 	struct ws_pool *pool;
+	bool heartbeat_off;
 	u64 t[BENCH_MAX_RUNS];
 	struct bench_stat st;
 	struct ws_pool_stats stats;
@@ -180,6 +181,7 @@ static void bench_stats_add(struct ws_pool_stats *sum,
 /* Run @v once; its time goes to @v->t[@round] unless @round < 0. */
 static void bench_run(struct bench_var *v, int round)
 {
+	unsigned int heartbeat_us = READ_ONCE(ws_heartbeat_us);
 	struct ws_pool_stats s0, s1;
 	u64 t0, t, res;
 
@@ -187,9 +189,17 @@ static void bench_run(struct bench_var *v, int round)
 		set_cpus_allowed_ptr(current, cpumask_of(v->cpu));
 	if (v->pool)
 		ws_pool_read_stats(v->pool, &s0);
+	/*
+	 * The module parameter, as a write to it from user space would set
+	 * it: read at every beat and when a worker's outermost call arms it.
+	 */
+	if (v->heartbeat_off)
+		WRITE_ONCE(ws_heartbeat_us, 0);
 	t0 = ktime_get_ns();
 	res = v->fn(v->arg);
 	t = ktime_get_ns() - t0;
+	if (v->heartbeat_off)
+		WRITE_ONCE(ws_heartbeat_us, heartbeat_us);
 	if (v->pool && round >= 0) {
 		ws_pool_read_stats(v->pool, &s1);
 		bench_stats_add(&v->stats, &s0, &s1);
@@ -1254,6 +1264,65 @@ static void bench_nqueens(void)
 	bench_fj_rows("nqueens", what, nq_forks(nq_n, 0, 0, 0, 0));
 }
 
+/* ---- heartbeat: what the promotions cost a worker alone ----------- */
+
+enum { HB_FIB_ON, HB_FIB_OFF, HB_NQ_ON, HB_NQ_OFF, HB_NR };
+
+/*
+ * Rows heartbeat_cost_fib and heartbeat_cost_nqueens: fib_ctx_t1's and
+ * nqueens_ctx_t1's calls on the 1-worker pool with the heartbeat at its
+ * interval (ws_ns) and off (base_ns, heartbeat_us 0 for the run), in the
+ * same rounds.  The worker has nobody to hand a promoted frame to, so
+ * the difference is what the beats cost: the timer interrupt, the
+ * promotion and the owner taking the frame back.  on/off above 1 is that
+ * cost as a share of T1 (the heartbeat's "work bound").
+ */
+static void bench_heartbeat_row(const char *row, struct bench_var *on,
+				struct bench_var *off, unsigned int rounds)
+{
+	struct bench_milli m[3];
+	struct bench_ratio q;
+	char extra[160];
+
+	bench_ratio(on, off, rounds, &q);
+	snprintf(extra, sizeof(extra),
+		 "on/off=%s on/off_range=%s-%s heartbeat_us=%u cpu=%d",
+		 bench_milli(&m[0], q.med), bench_milli(&m[1], q.min),
+		 bench_milli(&m[2], q.max), READ_ONCE(ws_heartbeat_us),
+		 bench_t1_cpu);
+	bench_row(row, "hb_off", off, on, rounds, extra);
+}
+
+static void bench_heartbeat(void)
+{
+	u64 fib_want = fib_rec(fib_n), nq_want = nq_rec(nq_n, 0, 0, 0, 0);
+	unsigned int rounds = max(runs, 5U), i;
+	struct bench_var *v = bench_vars;
+
+	if (!READ_ONCE(ws_heartbeat_us)) {
+		pr_info("skip heartbeat_cost: heartbeat off\n");
+		return;
+	}
+	BUILD_BUG_ON(HB_NR > BENCH_MAX_VARS);
+	bench_var(HB_FIB_ON, "fib_ctx_t1_hb", fib_ctx_pool_run, pool_one,
+		  fib_want);
+	bench_var(HB_FIB_OFF, "fib_ctx_t1_nohb", fib_ctx_pool_run, pool_one,
+		  fib_want)->heartbeat_off = true;
+	bench_var(HB_NQ_ON, "nqueens_ctx_t1_hb", nq_ctx_run, pool_one,
+		  nq_want);
+	bench_var(HB_NQ_OFF, "nqueens_ctx_t1_nohb", nq_ctx_run, pool_one,
+		  nq_want)->heartbeat_off = true;
+	for (i = 0; i < HB_NR; i++) {
+		v[i].cpu = bench_home;
+		v[i].pool = pool_one;
+	}
+	bench_rounds(v, HB_NR, rounds);
+	bench_heartbeat_row("heartbeat_cost_fib", &v[HB_FIB_ON],
+			    &v[HB_FIB_OFF], rounds);
+	bench_heartbeat_row("heartbeat_cost_nqueens", &v[HB_NQ_ON],
+			    &v[HB_NQ_OFF], rounds);
+}
+
 /* ---- UTS-style unbalanced tree ----------------------------------- */
 
 /* Hash of a node's child @i: the tree is the same on every run. */
@@ -1756,6 +1825,8 @@ static int __init wsched_bench_init(void)
 		bench_fib();
 		bench_promote();
 	}
+	if (bench_selected("heartbeat"))
+		bench_heartbeat();
 	if (bench_selected("nqueens"))
 		bench_nqueens();
 	if (bench_selected("uts"))
