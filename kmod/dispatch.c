@@ -500,6 +500,7 @@ static struct ws_task *ws_steal_from(struct ws_worker *thief, unsigned int slot)
 	if (!task) {
 		ws_invoke_request(victim);
 		ws_latent_request(victim);
+		ws_heartbeat_kick(victim);
 		return NULL;
 	}
 	ws_task_claim(task);

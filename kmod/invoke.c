@@ -159,6 +159,48 @@ noinline void ws_invoke_offer(struct ws_worker *worker)
 }
 
 /*
+ * Whether a promotion now could reach another thread: a worker of the
+ * pool sleeps idle, or a thread looking for work (a worker, a thread that
+ * joined, a wait on one of our groups) found nothing here and asked.
+ * Unordered hints, the thieves' WRITE_ONCE() flags and nr_idle, as the
+ * requests themselves are.
+ */
+static bool ws_heartbeat_wanted(struct ws_worker *worker)
+{
+	return READ_ONCE(worker->inv.request) || READ_ONCE(worker->lat_req) ||
+	       atomic_read(&worker->pool->nr_idle);
+}
+
+/*
+ * A beat that interrupts the owner, which holds frames: stop (clear
+ * hb_armed and return true) if it holds no latent task and no thread
+ * wants work, so that a busy pool takes no interrupt.  A thread that
+ * looks for work later finds our frames and sends a kick
+ * (ws_heartbeat_kick()), which starts us again on this CPU; one that
+ * idles does so before it sleeps, since it tries every slot first
+ * (ws_steal()).  Latent tasks keep us beating: every spawn of the owner
+ * would start us again (ws_latent_slow()).
+ */
+static bool ws_heartbeat_unwanted(struct ws_worker *worker)
+{
+	if (READ_ONCE(worker->lat_bot) < READ_ONCE(worker->lat_top) ||
+	    ws_heartbeat_wanted(worker))
+		return false;
+	WRITE_ONCE(worker->hb_armed, false);
+	/*
+	 * The flag before the second look at the requests; pairs with the
+	 * smp_mb() in ws_heartbeat_kick() between a thief's request (or its
+	 * idle mark) and its read of the flag: it sees us stopped and kicks,
+	 * or we see its request and beat on.
+	 */
+	smp_mb();
+	if (!ws_heartbeat_wanted(worker))
+		return true;
+	WRITE_ONCE(worker->hb_armed, true);
+	return false;
+}
+
+/*
  * The heartbeat.  HRTIMER_MODE_*_HARD: it runs in hard interrupt context
  * on PREEMPT_RT too, so it interrupts the owner at an instruction boundary
  * and the owner's local_irq_save() keeps it out.  It touches no deque
@@ -191,12 +233,64 @@ static enum hrtimer_restart ws_heartbeat(struct hrtimer *timer)
 			WRITE_ONCE(worker->hb_armed, false);
 			return HRTIMER_NORESTART;
 		}
+		/* Stopped, with hb_armed cleared: see there. */
+		if (ws_heartbeat_unwanted(worker))
+			return HRTIMER_NORESTART;
 		ws_invoke_promote(worker);
 	} else if (!ws_latent_promote_parked(worker, us)) {
 		return HRTIMER_NORESTART;
 	}
 	hrtimer_forward_now(timer, ws_heartbeat_interval(us));
 	return HRTIMER_RESTART;
+}
+
+/*
+ * A kick, on the owner's CPU in an interrupt (an IPI, a hard interrupt on
+ * PREEMPT_RT too): start the heartbeat there unless it beats, as the
+ * owner itself does.  The timer's own callback, in a hard interrupt of
+ * this CPU, cannot run meanwhile; ws_heartbeat_start() has the rest.
+ */
+static void ws_heartbeat_kicked(void *info)
+{
+	struct ws_worker *worker = info;
+
+	ws_heartbeat_start(worker);
+	/* Our last access to the slot; pairs with ws_heartbeat_stop(). */
+	smp_store_release(&worker->hb_kicking, 0);
+}
+
+/**
+ * ws_heartbeat_kick - a thief found nothing to take from a slot
+ * @victim: the slot
+ *
+ * If its owner runs ws_parallel_invoke() calls and its heartbeat stopped
+ * for want of thieves (ws_heartbeat_unwanted()), start it again with an
+ * interrupt of the owner's CPU, so that a frame the owner keeps private
+ * reaches us within a beat whatever the owner's code does between calls.
+ * At most one kick is in flight per slot, and none while the heartbeat
+ * beats.  Called after ws_invoke_request() and ws_latent_request(), on
+ * the path where a thief has nothing to do.
+ */
+void ws_heartbeat_kick(struct ws_worker *victim)
+{
+	if (!victim->latent || !READ_ONCE(victim->inv.depth))
+		return;
+	/*
+	 * Our request (ws_invoke_request()) or our idle mark before the
+	 * read of the flag; pairs with the smp_mb() in
+	 * ws_heartbeat_unwanted().
+	 */
+	smp_mb();
+	if (READ_ONCE(victim->hb_armed) || !READ_ONCE(ws_heartbeat_us))
+		return;
+	/* Fully ordered: one kick in flight, whose csd is ours until sent. */
+	if (xchg(&victim->hb_kicking, 1))
+		return;
+	/* Fails only for a CPU going offline, whose slot loses its thread. */
+	if (smp_call_function_single_async(victim->cpu, &victim->hb_kick)) {
+		/* Release, as the callback's: pairs with ws_heartbeat_stop(). */
+		smp_store_release(&victim->hb_kicking, 0);
+	}
 }
 
 /**
@@ -216,6 +310,7 @@ int ws_heartbeat_init(struct ws_worker *worker)
 	hrtimer_init(&worker->hb_timer, CLOCK_MONOTONIC,
 		     HRTIMER_MODE_REL_PINNED_HARD);
 	worker->hb_timer.function = ws_heartbeat;
+	INIT_CSD(&worker->hb_kick, ws_heartbeat_kicked, worker);
 	worker->latent = worker->cpu < worker->pool->nr_cpus &&
 			 !worker->pool->user;
 	if (!worker->latent)
@@ -244,6 +339,14 @@ void ws_heartbeat_free(struct ws_worker *worker)
  */
 void ws_heartbeat_stop(struct ws_worker *worker)
 {
+	/*
+	 * A kick in flight would start the timer again: let it finish.
+	 * Pairs with the smp_store_release() in ws_heartbeat_kicked(), its
+	 * last access to the slot.  No thief sends another: the slot has no
+	 * frames without a thread.
+	 */
+	while (smp_load_acquire(&worker->hb_kicking))
+		cpu_relax();
 	hrtimer_cancel(&worker->hb_timer);
 	/* No thread: nobody reads it until the next one starts. */
 	WRITE_ONCE(worker->hb_armed, false);
@@ -254,7 +357,8 @@ void ws_heartbeat_stop(struct ws_worker *worker)
  * @worker: the caller's slot
  *
  * Unless it beats already, or heartbeat_us is 0.  By the owner, as it
- * enters its outermost ws_parallel_invoke() call or keeps a task latent.
+ * enters its outermost ws_parallel_invoke() call or keeps a task latent,
+ * or by a thief's kick in an interrupt of the owner's CPU.
  *
  * Return: true if it started it.
  */

@@ -23,6 +23,7 @@ void ws_invoke_offer(struct ws_worker *worker);
 struct ws_task *ws_take_promoted(struct ws_worker *victim);
 void ws_invoke_request(struct ws_worker *victim);
 void ws_latent_request(struct ws_worker *victim);
+void ws_heartbeat_kick(struct ws_worker *victim);
 
 /* Record the frames' isolation and switch to @tag (ws_isolation_enter()). */
 void ws_isolation_switch(struct ws_worker *worker, unsigned long tag);

@@ -11,6 +11,7 @@
 #include <linux/list.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/wsched.h>
 
@@ -169,7 +170,13 @@ struct ws_invoke {
  * @hb_timer: the heartbeat: while the owner runs ws_parallel_invoke()
  *	calls or holds latent tasks, it interrupts the owner every
  *	ws_heartbeat_us and promotes the oldest private frame, else the
- *	oldest latent task, to @inv_cell (see ws_heartbeat())
+ *	oldest latent task, to @inv_cell (see ws_heartbeat()); it stops
+ *	while only frames are left and nobody looks for work
+ * @hb_kick: the call a thief sends to the owner's CPU to start a
+ *	heartbeat that stopped for want of thieves (ws_heartbeat_kick())
+ * @hb_kicking: @hb_kick is in flight (A: set with xchg() by the thief
+ *	that sends it; cleared with release by its callback after its last
+ *	access to the slot, or by the thief if it could not be sent)
  * @lat_top: latent tasks are @lat[@lat_bot .. @lat_top - 1], the oldest
  *	first (O; stored with WRITE_ONCE() for the heartbeat, which reads
  *	it while it interrupts the owner)
@@ -215,6 +222,8 @@ struct ws_worker {
 	bool hb_armed;
 	struct ws_task *inv_cell;
 	struct hrtimer hb_timer;
+	call_single_data_t hb_kick;
+	unsigned int hb_kicking;
 	unsigned int lat_top;
 	unsigned int lat_bot;
 	unsigned int lat_req;

@@ -9,7 +9,8 @@
  * isolated region finish.  Each promotion trigger alone hands a private
  * second call to another worker while the first call runs: the
  * heartbeat (and, as the control, nothing without it), a thief's
- * request, a wait about to nap.
+ * request, a wait about to nap; and a heartbeat that stopped while
+ * nobody looked for work is started again by a thief's kick.
  *
  * The explicit-context API (ws_ctx_run(), ws_ctx_invoke()) gets the same
  * cases, and: each function runs with the context of the thread that
@@ -1328,6 +1329,120 @@ static void invoke_left_behind(struct kunit *test)
 	ws_test_pool_destroy(test, pool);
 }
 
+/*
+ * ---- the heartbeat stops for want of thieves; a thief's kick starts it
+ *
+ * On a pool of two workers: one spins in a task of its own; the other
+ * then runs the root, whose first call spins without calling while its
+ * second call stays private.  With no idle worker and no thief, the
+ * owner's heartbeat stops (it would promote for nobody).  Released, the
+ * spinning worker looks for work, finds the frame private and kicks the
+ * owner's CPU: the heartbeat starts again and promotes the frame, which
+ * the thief runs while the first call still spins.  Without the kick
+ * nothing would promote it until the first call gave up.
+ */
+struct it_kick {
+	struct ws_pool *pool;
+	struct task_struct *owner;
+	struct task_struct *right_thread;
+	atomic_t right_runs;
+	int spinning;
+	int release;
+	int started;
+	bool stopped;
+	bool still_private;
+	bool met;
+	struct ws_task spin_task;
+	struct ws_task root_task;
+};
+
+static struct ws_task *it_kick_spin_fn(struct ws_task *task)
+{
+	struct it_kick *k = container_of(task, struct it_kick, spin_task);
+	unsigned long deadline = jiffies + IT_TRIG_PATIENCE;
+
+	/* Pairs with smp_load_acquire() in it_kick_case(), it_kick_left(). */
+	smp_store_release(&k->spinning, 1);
+	/* Pairs with smp_store_release() in it_kick_left(). */
+	while (!smp_load_acquire(&k->release) && time_before(jiffies, deadline))
+		cpu_relax();
+	return NULL;
+}
+
+static void it_kick_right(void *arg)
+{
+	struct it_kick *k = arg;
+
+	k->right_thread = current;
+	atomic_inc(&k->right_runs);
+	/* Pairs with smp_load_acquire() in it_kick_left(). */
+	smp_store_release(&k->started, 1);
+}
+
+static void it_kick_left(void *arg)
+{
+	struct it_kick *k = arg;
+	/* Our CPU slot: we are its bound worker. */
+	struct ws_worker *w = container_of(__ws_invoke_slot(k->pool),
+					   struct ws_worker, inv);
+	unsigned long deadline = jiffies + IT_TRIG_PATIENCE;
+	unsigned long settle = jiffies + msecs_to_jiffies(200);
+
+	k->owner = current;
+	/* Nobody idles or asks: the beats find no taker and stop. */
+	while (READ_ONCE(w->hb_armed) && time_before(jiffies, settle))
+		cpu_relax();
+	k->stopped = !READ_ONCE(w->hb_armed);
+	/* Our frame, the only one, is the oldest: private unless promoted. */
+	k->still_private = !READ_ONCE(w->inv.published);
+	/* Pairs with smp_load_acquire() in it_kick_spin_fn(). */
+	smp_store_release(&k->release, 1);
+	/* Pairs with smp_store_release() in it_kick_right(). */
+	while (!smp_load_acquire(&k->started) && time_before(jiffies, deadline))
+		cpu_relax();
+	/* As above. */
+	k->met = smp_load_acquire(&k->started);
+}
+
+static struct ws_task *it_kick_root_fn(struct ws_task *task)
+{
+	struct it_kick *k = container_of(task, struct it_kick, root_task);
+
+	ws_parallel_invoke(k->pool, it_kick_left, k, it_kick_right, k);
+	return NULL;
+}
+
+static void invoke_kick_restarts_heartbeat(struct kunit *test)
+{
+	struct it_kick *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+	unsigned int old = it_hb_set(100);
+	unsigned long deadline = jiffies + IT_TRIG_PATIENCE;
+	struct ws_pool *pool;
+	struct ws_group group;
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	pool = it_pool_of_two(test, "ws_it_kick");
+	k->pool = pool;
+	atomic_set(&k->right_runs, 0);
+	ws_group_init(&group, pool);
+	ws_task_init(&k->spin_task, it_kick_spin_fn);
+	ws_task_init(&k->root_task, it_kick_root_fn);
+	/* One worker spins first, so that the root goes to the other. */
+	ws_spawn(&group, &k->spin_task);
+	/* Pairs with smp_store_release() in it_kick_spin_fn(). */
+	while (!smp_load_acquire(&k->spinning) && time_before(jiffies, deadline))
+		usleep_range(1000, 2000);
+	ws_spawn(&group, &k->root_task);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	it_hb_set(old);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->right_runs), 1);
+	KUNIT_EXPECT_TRUE(test, k->stopped);
+	KUNIT_EXPECT_TRUE(test, k->still_private);
+	KUNIT_EXPECT_TRUE(test, k->met);
+	KUNIT_EXPECT_PTR_NE(test, k->right_thread, k->owner);
+	ws_test_pool_destroy(test, pool);
+}
+
 static struct kunit_case invoke_cases[] = {
 	KUNIT_CASE(invoke_fib_worker),
 	KUNIT_CASE(invoke_fib_joined),
@@ -1338,6 +1453,7 @@ static struct kunit_case invoke_cases[] = {
 	KUNIT_CASE(invoke_request_promotes),
 	KUNIT_CASE(invoke_heartbeat_promotes),
 	KUNIT_CASE(invoke_no_heartbeat_stays),
+	KUNIT_CASE(invoke_kick_restarts_heartbeat),
 	KUNIT_CASE(invoke_wait_promotes),
 	KUNIT_CASE(invoke_left_behind),
 	KUNIT_CASE(invoke_isolation_of_older_frame),

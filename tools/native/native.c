@@ -13,6 +13,7 @@
 
 #include <signal.h>
 #include <linux/hrtimer.h>
+#include <linux/smp.h>
 #include <linux/kthread.h>
 #include "wsched_internal.h"
 
@@ -231,12 +232,16 @@ void hrtimer_init(struct hrtimer *t, int clock, enum hrtimer_mode mode)
 	memset(t, 0, sizeof(*t));
 }
 
-/* Pinned: the timer interrupts the thread that starts it. */
-void hrtimer_start(struct hrtimer *t, ktime_t tim, enum hrtimer_mode mode)
+/*
+ * The kthread last bound to each "CPU" that has not exited: the target of
+ * smp_call_function_single_async() (timer lock).
+ */
+static struct task_struct *native_cpu_kthread[NR_CPUS];
+
+/* Queue @t to fire on @target after @tim ns; timer lock held. */
+static void native_hrtimer_queue(struct hrtimer *t, ktime_t tim,
+				 struct task_struct *target)
 {
-	(void)mode;
-	native_irq_disable();
-	pthread_mutex_lock(&native_tmr_lock);
 	if (!native_tmr_started) {
 		struct sigaction sa = { .sa_handler = native_irq_handler,
 					.sa_flags = SA_RESTART };
@@ -251,7 +256,7 @@ void hrtimer_start(struct hrtimer *t, ktime_t tim, enum hrtimer_mode mode)
 		pthread_create(&native_tmr_thread, NULL, native_tmr_main, NULL);
 		native_tmr_started = true;
 	}
-	t->target = current;
+	t->target = target;
 	t->expires = native_now() + tim;
 	if (t->state == NATIVE_TMR_IDLE) {
 		t->state = NATIVE_TMR_QUEUED;
@@ -259,8 +264,50 @@ void hrtimer_start(struct hrtimer *t, ktime_t tim, enum hrtimer_mode mode)
 		native_tmr_queue = t;
 	}
 	pthread_cond_signal(&native_tmr_cond);
+}
+
+/* Pinned: the timer interrupts the thread that starts it. */
+void hrtimer_start(struct hrtimer *t, ktime_t tim, enum hrtimer_mode mode)
+{
+	(void)mode;
+	native_irq_disable();
+	pthread_mutex_lock(&native_tmr_lock);
+	native_hrtimer_queue(t, tim, current);
 	pthread_mutex_unlock(&native_tmr_lock);
 	native_irq_enable();
+}
+
+static enum hrtimer_restart native_csd_fire(struct hrtimer *t)
+{
+	call_single_data_t *csd = container_of(t, call_single_data_t, timer);
+
+	csd->func(csd->info);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * An IPI: @csd's function runs as an interrupt of the kthread bound to
+ * @cpu (the last one, if several pools have one there: the function then
+ * interrupts another pool's worker, as an IPI interrupts whatever runs on
+ * the CPU).  -ENXIO if none is left, as for an offline CPU.  The caller
+ * keeps @csd until its function has run, as the kernel's callers do.
+ */
+int smp_call_function_single_async(int cpu, call_single_data_t *csd)
+{
+	struct task_struct *target;
+	int ret = -ENXIO;
+
+	native_irq_disable();
+	pthread_mutex_lock(&native_tmr_lock);
+	target = cpu >= 0 && cpu < NR_CPUS ? native_cpu_kthread[cpu] : NULL;
+	if (target) {
+		csd->timer.function = native_csd_fire;
+		native_hrtimer_queue(&csd->timer, 0, target);
+		ret = 0;
+	}
+	pthread_mutex_unlock(&native_tmr_lock);
+	native_irq_enable();
+	return ret;
 }
 
 u64 hrtimer_forward_now(struct hrtimer *t, ktime_t interval)
@@ -308,6 +355,8 @@ static void native_hrtimer_orphan(struct task_struct *t)
 
 	native_irq_disable();
 	pthread_mutex_lock(&native_tmr_lock);
+	if (t->cpu < NR_CPUS && native_cpu_kthread[t->cpu] == t)
+		native_cpu_kthread[t->cpu] = NULL;
 	for (h = native_tmr_queue; h; h = h->next)
 		if (h->target == t)
 			h->target = NULL;
@@ -378,6 +427,12 @@ struct task_struct *kthread_create_on_node(int (*fn)(void *data), void *data,
 void kthread_bind(struct task_struct *t, unsigned int cpu)
 {
 	t->cpu = cpu;
+	native_irq_disable();
+	pthread_mutex_lock(&native_tmr_lock);
+	if (cpu < NR_CPUS)
+		native_cpu_kthread[cpu] = t;
+	pthread_mutex_unlock(&native_tmr_lock);
+	native_irq_enable();
 	if (native_pin) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		cpu_set_t set;

@@ -617,9 +617,10 @@ static __always_inline void __ws_invoke_private(struct ws_invoke_slot *slot,
  * operation and no barrier, until it is promoted to the slot's promotion
  * cell, where other threads take it: by the worker's heartbeat, a timer
  * that interrupts it every heartbeat_us microseconds (module parameter,
- * default 100) while it runs calls; at its next call after a thief found
- * nothing and asked; at its outermost call when a worker is idle; and
- * before it naps in a wait.  So an idle worker waits about one heartbeat
+ * default 100) while it runs calls and another thread looks for work (a
+ * thief starts it again if it stopped); at its next call after a thief
+ * found nothing and asked; at its outermost call when a worker is idle;
+ * and before it naps in a wait.  So an idle worker waits about one heartbeat
  * at most for work, whatever @left does between calls.  A thread that
  * is not a worker bound to a CPU (one that joined, a user pool's worker)
  * puts @right on its deque at once instead.
