@@ -1266,16 +1266,20 @@ static void bench_nqueens(void)
 
 /* ---- heartbeat: what the promotions cost a worker alone ----------- */
 
-enum { HB_FIB_ON, HB_FIB_OFF, HB_NQ_ON, HB_NQ_OFF, HB_NR };
+enum {
+	HB_FIB_ON, HB_FIB_OFF, HB_NQ_ON, HB_NQ_OFF, HB_SPAWN_ON, HB_SPAWN_OFF,
+	HB_NR
+};
 
 /*
  * Rows heartbeat_cost_fib and heartbeat_cost_nqueens: fib_ctx_t1's and
  * nqueens_ctx_t1's calls on the 1-worker pool with the heartbeat at its
  * interval (ws_ns) and off (base_ns, heartbeat_us 0 for the run), in the
- * same rounds.  The worker has nobody to hand a promoted frame to, so
- * the difference is what the beats cost: the timer interrupt, the
- * promotion and the owner taking the frame back.  on/off above 1 is that
- * cost as a share of T1 (the heartbeat's "work bound").
+ * same rounds; heartbeat_cost_spawn the same for fib_t1's ws_spawn()
+ * tasks, kept latent.  The worker has nobody to hand a promoted frame
+ * or task to, so the difference is what the beats cost: the timer
+ * interrupt, and any promotion and the owner taking it back.  on/off
+ * above 1 is that cost as a share of T1 (the heartbeat's "work bound").
  */
 static void bench_heartbeat_row(const char *row, struct bench_var *on,
 				struct bench_var *off, unsigned int rounds)
@@ -1312,6 +1316,9 @@ static void bench_heartbeat(void)
 		  nq_want);
 	bench_var(HB_NQ_OFF, "nqueens_ctx_t1_nohb", nq_ctx_run, pool_one,
 		  nq_want)->heartbeat_off = true;
+	bench_var(HB_SPAWN_ON, "fib_t1_hb", fib_pool_run, pool_one, fib_want);
+	bench_var(HB_SPAWN_OFF, "fib_t1_nohb", fib_pool_run, pool_one,
+		  fib_want)->heartbeat_off = true;
 	for (i = 0; i < HB_NR; i++) {
 		v[i].cpu = bench_home;
 		v[i].pool = pool_one;
@@ -1321,6 +1328,8 @@ static void bench_heartbeat(void)
 			    &v[HB_FIB_OFF], rounds);
 	bench_heartbeat_row("heartbeat_cost_nqueens", &v[HB_NQ_ON],
 			    &v[HB_NQ_OFF], rounds);
+	bench_heartbeat_row("heartbeat_cost_spawn", &v[HB_SPAWN_ON],
+			    &v[HB_SPAWN_OFF], rounds);
 }
 
 /* ---- UTS-style unbalanced tree ----------------------------------- */
