@@ -143,6 +143,8 @@
  * LLC is per core complex).
  */
 #if defined(CONFIG_X86) && !WS_KERNEL_BEFORE(6, 7)
+/* BAD_APICID: not reached through the other headers on every config. */
+#include <asm/apicdef.h>
 #define ws_cpus_share_llc(a, b) ({					\
 	unsigned int __ws_a = (a), __ws_b = (b);			\
 	cpu_data(__ws_a).topo.llc_id != BAD_APICID ?			\
