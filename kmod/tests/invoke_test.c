@@ -607,12 +607,14 @@ static void it_pub_left(void *arg)
 	p->was_private = self && self->inv.depth > self->inv.published;
 	/*
 	 * A sleeping worker asks for nothing: wake the other one with a
-	 * task on our deque, which it steals; then it finds nothing more,
-	 * and asks.
+	 * task in the pool's FIFO queue, which wakes an idle worker at
+	 * once; then it finds nothing more, and asks.  (A spawn of ours
+	 * would stay latent, and with the heartbeat off nothing would
+	 * offer it to the sleeper.)
 	 */
 	ws_group_init(&p->kick_group, p->pool);
 	ws_task_init(&p->kick, it_trig_nop_task);
-	ws_spawn(&p->kick_group, &p->kick);
+	ws_enqueue(&p->kick_group, &p->kick);
 	/* Pairs with smp_store_release() in it_pub_right(). */
 	while (!smp_load_acquire(&p->started) &&
 	       time_before(jiffies, deadline)) {
