@@ -14,6 +14,20 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug
+# The CFS bandwidth static key (__cfs_bandwidth_used), on from boot: the
+# cpu.max tests (engine_test, workers_test) would otherwise flip it, and
+# each flip is a live text patch through int3, which under TCG a vCPU can
+# hit after the patch is over ("Oops: int3" in set_next_task_fair(), the
+# QEMU race tools/qemu/README.md describes for sched_clock).  A cgroup
+# that holds a quota keeps the key on, so the tests' own quotas patch
+# nothing; its quota (ten CPUs' worth) limits nobody, and nothing runs
+# in it.  Where the kernel lacks cgroup2 or CFS bandwidth, nothing here.
+bw_cg=/sys/fs/cgroup
+if grep -q " $bw_cg cgroup2 " /proc/mounts || mount -t cgroup2 none $bw_cg 2>/dev/null; then
+	echo +cpu >$bw_cg/cgroup.subtree_control 2>/dev/null &&
+		mkdir -p $bw_cg/wsched_bw_key &&
+		echo "1000000 100000" >$bw_cg/wsched_bw_key/cpu.max 2>/dev/null
+fi
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
 
