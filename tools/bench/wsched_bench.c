@@ -358,8 +358,16 @@ static struct ws_task *fib_task_fn(struct ws_task *task)
 
 static void fib_call(struct fib_frame *f)
 {
-	struct fib_frame kid[2];
-	struct ws_group group;
+	/*
+	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO, which Debian's kernels
+	 * set: a rep stos of the whole array at every call, before the leaf
+	 * test, that the serial recursion does not pay and that is slow under
+	 * TCG.  Every field is set before it is read: by ws_group_init() and
+	 * ws_task_init() (the queue link when a task is queued), here, or by
+	 * the child (@result).  The same in every fork-join variant below.
+	 */
+	struct fib_frame kid[2] __uninitialized;
+	struct ws_group group __uninitialized;
 	int i;
 
 	if (f->n < 2) {
@@ -444,7 +452,8 @@ struct fib_inv {
 static void fib_inv_call(void *arg)
 {
 	struct fib_inv *f = arg;
-	struct fib_inv kid[2];
+	/* Not zeroed, as in fib_call(). */
+	struct fib_inv kid[2] __uninitialized;
 
 	if (f->n < 2) {
 		f->result = f->n;
@@ -503,7 +512,8 @@ static u64 fib_inv_pool_run(void *arg)
 static void fib_ctx_call(struct ws_ctx *ctx, void *arg)
 {
 	struct fib_inv *f = arg;
-	struct fib_inv kid[2];
+	/* Not zeroed, as in fib_call(). */
+	struct fib_inv kid[2] __uninitialized;
 
 	if (f->n < 2) {
 		f->result = f->n;
@@ -992,9 +1002,10 @@ static struct ws_task *nq_task_fn(struct ws_task *task)
 
 static void nq_call(struct nq_frame *f)
 {
-	struct nq_frame kid[NQ_MAX];
+	/* Not zeroed, as in fib_call(). */
+	struct nq_frame kid[NQ_MAX] __uninitialized;
 	u32 all = (1U << nq_n) - 1, avail, bit;
-	struct ws_group group;
+	struct ws_group group __uninitialized;
 	int i, nr = 0;
 
 	f->count = 0;
@@ -1392,9 +1403,10 @@ static struct ws_task *uts_task_fn(struct ws_task *task)
 
 static void uts_call(struct uts_frame *f)
 {
-	struct uts_frame kid[UTS_MAX_KIDS];
+	/* Not zeroed, as in fib_call(). */
+	struct uts_frame kid[UTS_MAX_KIDS] __uninitialized;
 	u32 i, j, k = uts_kids(f->hash, f->depth), nr;
-	struct ws_group group;
+	struct ws_group group __uninitialized;
 
 	f->nodes = 1;
 	/* The root's wide fan-out goes in batches to bound the frame. */
