@@ -720,6 +720,11 @@ static bool ws_worker_sleep(struct ws_worker *worker)
 	 * between publishing a task and reading nr_idle.
 	 */
 	smp_mb();
+	/*
+	 * Also orders our idle mark before the reads of the heartbeats'
+	 * dozes; pairs with the smp_mb() in ws_heartbeat_unwanted().
+	 */
+	ws_heartbeat_kick_dozers(pool);
 	/* ws_frozen: written under idle_lock by ws_freeze_pools(). */
 	if ((READ_ONCE(ws_frozen) || !ws_pool_has_work(pool)) &&
 	    !ws_worker_should_stop(worker)) {

@@ -172,31 +172,44 @@ static bool ws_heartbeat_wanted(struct ws_worker *worker)
 }
 
 /*
- * A beat that interrupts the owner, which holds frames: stop (clear
- * hb_armed and return true) if it holds no latent task and no thread
- * wants work, so that a busy pool takes no interrupt.  A thread that
- * looks for work later finds our frames and sends a kick
- * (ws_heartbeat_kick()), which starts us again on this CPU; one that
- * idles does so before it sleeps, since it tries every slot first
- * (ws_steal()).  Latent tasks keep us beating: every spawn of the owner
- * would start us again (ws_latent_slow()).
+ * A beat that interrupts the owner, which holds frames or latent tasks:
+ * stop (return true) if no thread wants work, so that a busy pool takes
+ * no interrupt.  With frames only, clear hb_armed: the owner's next
+ * outermost call starts us again.  With latent tasks, doze instead: set
+ * hb_dozing and leave hb_armed set, so that the owner's spawns, which
+ * start a heartbeat that is not armed (ws_latent_push()), leave us
+ * stopped.  Either way a kick starts us again on this CPU: from a thread
+ * that looks for work and finds our frames or latent tasks
+ * (ws_heartbeat_kick(), from ws_steal_from()), and, for a doze, from
+ * every worker about to sleep (ws_heartbeat_kick_dozers()), since our
+ * owner's spawns after its last look do not look for sleepers.
  */
 static bool ws_heartbeat_unwanted(struct ws_worker *worker)
 {
-	if (READ_ONCE(worker->lat_bot) < READ_ONCE(worker->lat_top) ||
-	    ws_heartbeat_wanted(worker))
+	bool latent;
+
+	if (ws_heartbeat_wanted(worker))
 		return false;
-	WRITE_ONCE(worker->hb_armed, false);
+	latent = READ_ONCE(worker->lat_bot) < READ_ONCE(worker->lat_top);
+	if (latent)
+		WRITE_ONCE(worker->hb_dozing, true);
+	else
+		WRITE_ONCE(worker->hb_armed, false);
 	/*
-	 * The flag before the second look at the requests; pairs with the
-	 * smp_mb() in ws_heartbeat_kick() between a thief's request (or its
-	 * idle mark) and its read of the flag: it sees us stopped and kicks,
-	 * or we see its request and beat on.
+	 * The flag before the second look at the requests and nr_idle;
+	 * pairs with the smp_mb() in ws_heartbeat_kick() between a thief's
+	 * request and its read of the flags, and with the one in
+	 * ws_worker_sleep() between a worker's idle mark and its read of
+	 * hb_dozing (ws_heartbeat_kick_dozers()): it sees us stopped and
+	 * kicks, or we see it and beat on.
 	 */
 	smp_mb();
 	if (!ws_heartbeat_wanted(worker))
 		return true;
-	WRITE_ONCE(worker->hb_armed, true);
+	if (latent)
+		WRITE_ONCE(worker->hb_dozing, false);
+	else
+		WRITE_ONCE(worker->hb_armed, true);
 	return false;
 }
 
@@ -233,7 +246,7 @@ static enum hrtimer_restart ws_heartbeat(struct hrtimer *timer)
 			WRITE_ONCE(worker->hb_armed, false);
 			return HRTIMER_NORESTART;
 		}
-		/* Stopped, with hb_armed cleared: see there. */
+		/* Stopped or dozing, the flags set: see there. */
 		if (ws_heartbeat_unwanted(worker))
 			return HRTIMER_NORESTART;
 		ws_invoke_promote(worker);
@@ -247,49 +260,108 @@ static enum hrtimer_restart ws_heartbeat(struct hrtimer *timer)
 /*
  * A kick, on the owner's CPU in an interrupt (an IPI, a hard interrupt on
  * PREEMPT_RT too): start the heartbeat there unless it beats, as the
- * owner itself does.  The timer's own callback, in a hard interrupt of
- * this CPU, cannot run meanwhile; ws_heartbeat_start() has the rest.
+ * owner itself does, or wake it from a doze, where it is armed but not
+ * queued.  The timer's own callback, in a hard interrupt of this CPU,
+ * cannot run meanwhile; ws_heartbeat_start() has the rest.
  */
 static void ws_heartbeat_kicked(void *info)
 {
 	struct ws_worker *worker = info;
+	unsigned int us = READ_ONCE(ws_heartbeat_us);
 
-	ws_heartbeat_start(worker);
+	if (READ_ONCE(worker->hb_dozing)) {
+		/* Only the heartbeat and we write it, on this CPU. */
+		WRITE_ONCE(worker->hb_dozing, false);
+		if (us)
+			hrtimer_start(&worker->hb_timer,
+				      ws_heartbeat_interval(us),
+				      HRTIMER_MODE_REL_PINNED_HARD);
+		else
+			WRITE_ONCE(worker->hb_armed, false);
+	} else {
+		ws_heartbeat_start(worker);
+	}
 	/* Our last access to the slot; pairs with ws_heartbeat_stop(). */
 	smp_store_release(&worker->hb_kicking, 0);
+}
+
+/*
+ * Send @victim's kick unless one is in flight; for a doze (@doze) only if
+ * it still dozes once the kick is ours.
+ */
+static void ws_heartbeat_send_kick(struct ws_worker *victim, bool doze)
+{
+	/*
+	 * Fully ordered: one kick in flight, whose csd is ours until sent.
+	 * Before the second read of hb_dozing: pairs with the smp_mb() in
+	 * ws_heartbeat_stop() between clearing it and waiting for a kick in
+	 * flight, so that a stopped slot gets no kick for a doze.
+	 */
+	if (xchg(&victim->hb_kicking, 1))
+		return;
+	if (doze && !READ_ONCE(victim->hb_dozing)) {
+		/* As below. */
+		smp_store_release(&victim->hb_kicking, 0);
+		return;
+	}
+	/* Fails only for a CPU going offline, whose slot loses its thread. */
+	if (smp_call_function_single_async(victim->cpu, &victim->hb_kick)) {
+		/* Release, as the callback's: pairs with ws_heartbeat_stop(). */
+		smp_store_release(&victim->hb_kicking, 0);
+	}
 }
 
 /**
  * ws_heartbeat_kick - a thief found nothing to take from a slot
  * @victim: the slot
  *
- * If its owner runs ws_parallel_invoke() calls and its heartbeat stopped
- * for want of thieves (ws_heartbeat_unwanted()), start it again with an
- * interrupt of the owner's CPU, so that a frame the owner keeps private
- * reaches us within a beat whatever the owner's code does between calls.
- * At most one kick is in flight per slot, and none while the heartbeat
- * beats.  Called after ws_invoke_request() and ws_latent_request(), on
- * the path where a thief has nothing to do.
+ * If its owner runs ws_parallel_invoke() calls or holds latent tasks and
+ * its heartbeat stopped or dozes for want of thieves
+ * (ws_heartbeat_unwanted()), start it again with an interrupt of the
+ * owner's CPU, so that a frame or task the owner keeps private reaches us
+ * within a beat whatever the owner's code does meanwhile.  At most one
+ * kick is in flight per slot, and none while the heartbeat beats.  Called
+ * after ws_invoke_request() and ws_latent_request(), on the path where a
+ * thief has nothing to do.
  */
 void ws_heartbeat_kick(struct ws_worker *victim)
 {
-	if (!victim->latent || !READ_ONCE(victim->inv.depth))
+	if (!victim->latent ||
+	    (!READ_ONCE(victim->inv.depth) &&
+	     READ_ONCE(victim->lat_bot) >= READ_ONCE(victim->lat_top)))
 		return;
 	/*
-	 * Our request (ws_invoke_request()) or our idle mark before the
-	 * read of the flag; pairs with the smp_mb() in
+	 * Our request (ws_invoke_request(), ws_latent_request()) before the
+	 * read of the flags; pairs with the smp_mb() in
 	 * ws_heartbeat_unwanted().
 	 */
 	smp_mb();
-	if (READ_ONCE(victim->hb_armed) || !READ_ONCE(ws_heartbeat_us))
+	if ((READ_ONCE(victim->hb_armed) && !READ_ONCE(victim->hb_dozing)) ||
+	    !READ_ONCE(ws_heartbeat_us))
 		return;
-	/* Fully ordered: one kick in flight, whose csd is ours until sent. */
-	if (xchg(&victim->hb_kicking, 1))
-		return;
-	/* Fails only for a CPU going offline, whose slot loses its thread. */
-	if (smp_call_function_single_async(victim->cpu, &victim->hb_kick)) {
-		/* Release, as the callback's: pairs with ws_heartbeat_stop(). */
-		smp_store_release(&victim->hb_kicking, 0);
+	ws_heartbeat_send_kick(victim, false);
+}
+
+/**
+ * ws_heartbeat_kick_dozers - a worker of @pool is about to sleep
+ * @pool: the pool
+ *
+ * Kick every CPU slot whose heartbeat dozes: its owner held latent tasks
+ * when it stopped, and its spawns since then did not look for sleepers,
+ * so a task of it could otherwise stay private while we sleep.  Called
+ * by ws_worker_sleep() after our idle mark and its smp_mb(), which pairs
+ * with the one in ws_heartbeat_unwanted(): either the beat saw us idle
+ * and did not doze, or we see it dozing here.
+ */
+void ws_heartbeat_kick_dozers(struct ws_pool *pool)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < pool->nr_cpus; cpu++) {
+		struct ws_worker *worker = pool->workers[cpu];
+
+		if (worker->latent && READ_ONCE(worker->hb_dozing))
+			ws_heartbeat_send_kick(worker, true);
 	}
 }
 
@@ -339,11 +411,19 @@ void ws_heartbeat_free(struct ws_worker *worker)
  */
 void ws_heartbeat_stop(struct ws_worker *worker)
 {
+	/* No thread: nothing to wake from a doze (the thread's tasks left). */
+	WRITE_ONCE(worker->hb_dozing, false);
+	/*
+	 * Cleared before we look for a kick in flight; pairs with the xchg()
+	 * in ws_heartbeat_send_kick(): a sleeper that saw the doze either
+	 * sees it over once its kick is claimed, or we see the kick.
+	 */
+	smp_mb();
 	/*
 	 * A kick in flight would start the timer again: let it finish.
 	 * Pairs with the smp_store_release() in ws_heartbeat_kicked(), its
 	 * last access to the slot.  No thief sends another: the slot has no
-	 * frames without a thread.
+	 * frames and no latent tasks without a thread.
 	 */
 	while (smp_load_acquire(&worker->hb_kicking))
 		cpu_relax();

@@ -160,9 +160,16 @@ struct ws_invoke {
  *	CPU: its ws_parallel_invoke() frames stay private until promoted
  *	(by @hb_timer, a thief's request or a wait).  Other slots push
  *	every second call onto @deque at once (I)
- * @hb_armed: @hb_timer is queued or running (O and its heartbeat
- *	interrupt, on the same CPU or while the owner is held off every
- *	CPU, see ws_latent_promote_parked(): WRITE_ONCE() and READ_ONCE())
+ * @hb_armed: @hb_timer is queued or running, or dozes (O and its
+ *	heartbeat interrupt, on the same CPU or while the owner is held off
+ *	every CPU, see ws_latent_promote_parked(): WRITE_ONCE() and
+ *	READ_ONCE())
+ * @hb_dozing: @hb_timer stopped for want of thieves while the owner held
+ *	latent tasks, with @hb_armed left set so that the owner's spawns do
+ *	not start it again; a kick does (ws_heartbeat_unwanted(); written
+ *	by the heartbeat and the kick's callback, both interrupts of the
+ *	owner's CPU, and ws_heartbeat_stop(); read locklessly by thieves:
+ *	WRITE_ONCE() and READ_ONCE())
  * @inv_cell: the promoted frame's task that no thief took yet, or NULL
  *	(A: stored non-NULL only by the owner with interrupts off or by its
  *	heartbeat interrupt, with release; emptied with cmpxchg() by a
@@ -171,9 +178,10 @@ struct ws_invoke {
  *	calls or holds latent tasks, it interrupts the owner every
  *	ws_heartbeat_us and promotes the oldest private frame, else the
  *	oldest latent task, to @inv_cell (see ws_heartbeat()); it stops
- *	while only frames are left and nobody looks for work
+ *	while nobody looks for work (dozes, if latent tasks are left)
  * @hb_kick: the call a thief sends to the owner's CPU to start a
- *	heartbeat that stopped for want of thieves (ws_heartbeat_kick())
+ *	heartbeat that stopped or dozes for want of thieves
+ *	(ws_heartbeat_kick())
  * @hb_kicking: @hb_kick is in flight (A: set with xchg() by the thief
  *	that sends it; cleared with release by its callback after its last
  *	access to the slot, or by the thief if it could not be sent)
@@ -220,6 +228,7 @@ struct ws_worker {
 	struct task_struct *compensator;
 	bool latent;
 	bool hb_armed;
+	bool hb_dozing;
 	struct ws_task *inv_cell;
 	struct hrtimer hb_timer;
 	call_single_data_t hb_kick;
@@ -553,7 +562,8 @@ static __always_inline bool ws_latent_push(struct ws_worker *worker,
 	ws_stat_inc(worker->pool, spawned);
 	trace_wsched_spawn(worker->pool, task);
 	/*
-	 * A heartbeat to start, or a thief's request to answer: rare.
+	 * A heartbeat to start, or a thief's request to answer: rare.  A
+	 * dozing one is armed and stays stopped (ws_heartbeat_unwanted()).
 	 * Unordered, hints (see @lat_req and ws_heartbeat_start()).
 	 */
 	if (unlikely(!READ_ONCE(worker->hb_armed) ||

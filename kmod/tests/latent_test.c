@@ -70,6 +70,11 @@ struct lt_child {
  * @p: the predecessor of @t
  * @t: spawned inside the owner's isolated region, ready once @p ran
  * @ret: what the owner's wait for @group returned
+ * @spin: a task that keeps the other worker busy, where a case needs it
+ * @spinning: @spin runs (release)
+ * @spin_release: tells @spin to return (release)
+ * @dozed: the owner saw its heartbeat doze (armed, timer stopped)
+ * @held: how many latent tasks the owner held then
  */
 struct lt_state {
 	struct ws_pool *pool;
@@ -88,6 +93,11 @@ struct lt_state {
 	struct ws_task p;
 	struct ws_task t;
 	int ret;
+	struct ws_task spin;
+	int spinning;
+	int spin_release;
+	bool dozed;
+	unsigned int held;
 };
 
 static struct ws_task *lt_nop_fn(struct ws_task *task)
@@ -589,6 +599,86 @@ static void latent_fib_fast_heartbeat(struct kunit *test)
 	ws_test_pool_destroy(test, pool);
 }
 
+/* ---- the heartbeat dozes for want of thieves; a thief's kick wakes it ---- */
+
+static struct ws_task *lt_spin_fn(struct ws_task *task)
+{
+	struct lt_state *lt = container_of(task, struct lt_state, spin);
+	unsigned long deadline = jiffies + LT_PATIENCE;
+
+	/* Pairs with smp_load_acquire() in latent_doze_kicked(). */
+	smp_store_release(&lt->spinning, 1);
+	/* Pairs with smp_store_release() in lt_doze_body(). */
+	while (!smp_load_acquire(&lt->spin_release) &&
+	       time_before(jiffies, deadline))
+		cpu_relax();
+	return NULL;
+}
+
+static void lt_doze_body(struct lt_state *lt)
+{
+	/* Our CPU slot: we are its bound worker (checked by the case). */
+	struct ws_worker *w = ws_pool_current(lt->pool);
+	unsigned long settle = jiffies + msecs_to_jiffies(200);
+
+	if (!w || !w->latent) {
+		/* Not the case (it fails): release the spinner as below. */
+		smp_store_release(&lt->spin_release, 1);
+		lt_spawn_pair(lt);
+		lt->ret = ws_group_wait(&lt->group);
+		return;
+	}
+	lt_spawn_pair(lt);
+	/* Nobody idles or asks: the beats find no taker and doze. */
+	while (!READ_ONCE(w->hb_dozing) && time_before(jiffies, settle))
+		cpu_relax();
+	lt->dozed = READ_ONCE(w->hb_dozing) && READ_ONCE(w->hb_armed);
+	lt->held = READ_ONCE(w->lat_top) - READ_ONCE(w->lat_bot);
+	/* Pairs with smp_load_acquire() in lt_spin_fn(). */
+	smp_store_release(&lt->spin_release, 1);
+	lt->met = lt_watch(lt, &lt->c1, 0, false, NULL, 0);
+	lt->ret = ws_group_wait(&lt->group);
+}
+
+/*
+ * On a pool of two workers: one spins in a task; the other runs the
+ * owner's task, which spawns two latent tasks and spins without calling.
+ * With no idle worker and no thief, the owner's heartbeat dozes: it
+ * stops, still armed, so that spawns would not start it again.  Released,
+ * the spinning worker looks for work, finds the latent tasks and kicks
+ * the owner's CPU: the heartbeat beats again and promotes both, which the
+ * other worker runs while the owner still spins.  Without the kick
+ * nothing would promote them until the owner gave up.
+ */
+static void latent_doze_kicked(struct kunit *test)
+{
+	struct lt_state *lt = lt_alloc(test, lt_pool2(test));
+	unsigned int old = lt_hb_set(100);
+	unsigned long deadline = jiffies + LT_PATIENCE;
+	struct ws_group spin_group;
+
+	ws_task_init(&lt->spin, lt_spin_fn);
+	ws_group_init(&spin_group, lt->pool);
+	/* One worker spins first, so that the owner's task goes to the other. */
+	ws_spawn(&spin_group, &lt->spin);
+	/* Pairs with smp_store_release() in lt_spin_fn(). */
+	while (!smp_load_acquire(&lt->spinning) &&
+	       time_before(jiffies, deadline))
+		usleep_range(1000, 2000);
+	lt_run(test, lt, lt_doze_body);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&spin_group), 0);
+	lt_hb_set(old);
+	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
+	KUNIT_EXPECT_EQ(test, lt->ret, 0);
+	KUNIT_EXPECT_TRUE(test, lt->dozed);
+	KUNIT_EXPECT_EQ(test, lt->held, 2U);
+	KUNIT_EXPECT_TRUE(test, lt->met);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c1.runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c2.runs), 1);
+	KUNIT_EXPECT_PTR_NE(test, lt->c1.thread, lt->owner);
+	ws_test_pool_destroy(test, lt->pool);
+}
+
 static struct kunit_case latent_cases[] = {
 	KUNIT_CASE(latent_stays_private),
 	KUNIT_CASE(latent_heartbeat_promotes),
@@ -598,6 +688,7 @@ static struct kunit_case latent_cases[] = {
 	KUNIT_CASE(latent_wait_promotes),
 	KUNIT_CASE(latent_shared_wait),
 	KUNIT_CASE(latent_fib_fast_heartbeat),
+	KUNIT_CASE(latent_doze_kicked),
 	{}
 };
 
