@@ -722,9 +722,9 @@ static bool ws_worker_sleep(struct ws_worker *worker)
 	smp_mb();
 	/*
 	 * Also orders our idle mark before the reads of the heartbeats'
-	 * dozes; pairs with the smp_mb() in ws_heartbeat_unwanted().
+	 * flags; pairs with the smp_mb() in ws_heartbeat_unwanted().
 	 */
-	ws_heartbeat_kick_dozers(pool);
+	ws_heartbeat_kick_idle(pool);
 	/* ws_frozen: written under idle_lock by ws_freeze_pools(). */
 	if ((READ_ONCE(ws_frozen) || !ws_pool_has_work(pool)) &&
 	    !ws_worker_should_stop(worker)) {

@@ -180,9 +180,10 @@ static bool ws_heartbeat_wanted(struct ws_worker *worker)
  * start a heartbeat that is not armed (ws_latent_push()), leave us
  * stopped.  Either way a kick starts us again on this CPU: from a thread
  * that looks for work and finds our frames or latent tasks
- * (ws_heartbeat_kick(), from ws_steal_from()), and, for a doze, from
- * every worker about to sleep (ws_heartbeat_kick_dozers()), since our
- * owner's spawns after its last look do not look for sleepers.
+ * (ws_heartbeat_kick(), from ws_steal_from()), and from every worker
+ * about to sleep (ws_heartbeat_kick_idle()): that worker may have tried
+ * us before we stopped, and neither our owner's spawns during a doze
+ * nor its nested calls look for sleepers.
  */
 static bool ws_heartbeat_unwanted(struct ws_worker *worker)
 {
@@ -194,13 +195,18 @@ static bool ws_heartbeat_unwanted(struct ws_worker *worker)
 	if (latent)
 		WRITE_ONCE(worker->hb_dozing, true);
 	else
-		WRITE_ONCE(worker->hb_armed, false);
+		/*
+		 * Release: our owner's depth (stored before this interrupt
+		 * of its CPU) before the flag; pairs with the acquire in
+		 * ws_heartbeat_kick_idle(), which then reads the depth.
+		 */
+		smp_store_release(&worker->hb_armed, false);
 	/*
 	 * The flag before the second look at the requests and nr_idle;
 	 * pairs with the smp_mb() in ws_heartbeat_kick() between a thief's
 	 * request and its read of the flags, and with the one in
 	 * ws_worker_sleep() between a worker's idle mark and its read of
-	 * hb_dozing (ws_heartbeat_kick_dozers()): it sees us stopped and
+	 * the flags (ws_heartbeat_kick_idle()): it sees us stopped and
 	 * kicks, or we see it and beat on.
 	 */
 	smp_mb();
@@ -272,9 +278,14 @@ static void ws_heartbeat_kicked(void *info)
 	if (READ_ONCE(worker->hb_dozing)) {
 		/* Only the heartbeat and we write it, on this CPU. */
 		WRITE_ONCE(worker->hb_dozing, false);
+		/*
+		 * A beat at once, not a beat from now: a thread waits, and
+		 * the owner, if it does not run (preempted, or blocked on a
+		 * latent task), cannot answer its request; the beat's parked
+		 * promotion can (ws_latent_promote_parked()).
+		 */
 		if (us)
-			hrtimer_start(&worker->hb_timer,
-				      ws_heartbeat_interval(us),
+			hrtimer_start(&worker->hb_timer, 0,
 				      HRTIMER_MODE_REL_PINNED_HARD);
 		else
 			WRITE_ONCE(worker->hb_armed, false);
@@ -343,25 +354,43 @@ void ws_heartbeat_kick(struct ws_worker *victim)
 }
 
 /**
- * ws_heartbeat_kick_dozers - a worker of @pool is about to sleep
+ * ws_heartbeat_kick_idle - a worker of @pool is about to sleep
  * @pool: the pool
  *
- * Kick every CPU slot whose heartbeat dozes: its owner held latent tasks
- * when it stopped, and its spawns since then did not look for sleepers,
- * so a task of it could otherwise stay private while we sleep.  Called
- * by ws_worker_sleep() after our idle mark and its smp_mb(), which pairs
- * with the one in ws_heartbeat_unwanted(): either the beat saw us idle
- * and did not doze, or we see it dozing here.
+ * Kick every CPU slot whose heartbeat dozes, or stopped while its owner
+ * is in a call.  The first held latent tasks when it stopped, and its
+ * spawns since then did not look for sleepers; the second may make
+ * frames in nested calls, which do not look for sleepers either.  Either
+ * could keep work private while we sleep.  (We tried every slot before,
+ * in ws_steal(), but a beat may have stopped since: it looked for idle
+ * workers before we were one.)  Called by ws_worker_sleep() after our
+ * idle mark and its smp_mb(), which pairs with the one in
+ * ws_heartbeat_unwanted(): either the beat saw us idle and beat on, or
+ * we see it stopped here.
  */
-void ws_heartbeat_kick_dozers(struct ws_pool *pool)
+void ws_heartbeat_kick_idle(struct ws_pool *pool)
 {
 	unsigned int cpu;
 
+	if (!READ_ONCE(ws_heartbeat_us))
+		return;
 	for (cpu = 0; cpu < pool->nr_cpus; cpu++) {
 		struct ws_worker *worker = pool->workers[cpu];
 
-		if (worker->latent && READ_ONCE(worker->hb_dozing))
+		if (!worker->latent)
+			continue;
+		if (READ_ONCE(worker->hb_dozing)) {
 			ws_heartbeat_send_kick(worker, true);
+			continue;
+		}
+		/*
+		 * Pairs with the release in ws_heartbeat_unwanted(): a stop
+		 * seen, the owner's depth at that stop is seen too.  A slot
+		 * out of its calls starts its heartbeat at its next one.
+		 */
+		if (!smp_load_acquire(&worker->hb_armed) &&
+		    READ_ONCE(worker->inv.depth))
+			ws_heartbeat_send_kick(worker, false);
 	}
 }
 

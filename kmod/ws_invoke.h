@@ -25,8 +25,8 @@ struct ws_task *ws_take_promoted(struct ws_worker *victim);
 void ws_invoke_request(struct ws_worker *victim);
 void ws_latent_request(struct ws_worker *victim);
 void ws_heartbeat_kick(struct ws_worker *victim);
-/* A worker about to sleep kicks the heartbeats that doze. */
-void ws_heartbeat_kick_dozers(struct ws_pool *pool);
+/* A worker about to sleep kicks the heartbeats that stopped too early. */
+void ws_heartbeat_kick_idle(struct ws_pool *pool);
 
 /* Record the frames' isolation and switch to @tag (ws_isolation_enter()). */
 void ws_isolation_switch(struct ws_worker *worker, unsigned long tag);
