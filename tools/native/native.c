@@ -266,13 +266,21 @@ static void native_hrtimer_queue(struct hrtimer *t, ktime_t tim,
 	pthread_cond_signal(&native_tmr_cond);
 }
 
-/* Pinned: the timer interrupts the thread that starts it. */
+/*
+ * Pinned: the timer interrupts the thread that starts it.  Started from
+ * the timer thread (by an IPI whose target exited, which runs there), it
+ * fires there too, as an orphan: that thread has no signal to take.
+ */
 void hrtimer_start(struct hrtimer *t, ktime_t tim, enum hrtimer_mode mode)
 {
+	struct task_struct *target = current;
+
 	(void)mode;
+	if (target == &native_tmr_task)
+		target = NULL;
 	native_irq_disable();
 	pthread_mutex_lock(&native_tmr_lock);
-	native_hrtimer_queue(t, tim, current);
+	native_hrtimer_queue(t, tim, target);
 	pthread_mutex_unlock(&native_tmr_lock);
 	native_irq_enable();
 }
