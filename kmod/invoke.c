@@ -640,7 +640,8 @@ static noinline void ws_ctx_eager(struct ws_worker *worker, ws_ctx_fn left,
 				  void *left_arg, ws_ctx_fn right,
 				  void *right_arg)
 {
-	struct ws_ctx *ctx = (struct ws_ctx *)&worker->inv;
+	/* Its depth stays 0: the slot keeps no frame private. */
+	struct ws_ctx *ctx = __ws_ctx_at(&worker->inv, 0);
 	/* Not zeroed, as in ws_invoke_eager(). */
 	struct ws_invoke inv __uninitialized;
 
@@ -839,7 +840,7 @@ void __ws_ctx_reclaim(struct ws_invoke_slot *slot, unsigned int depth)
 
 	/* Armed from the frame: the same function and argument. */
 	if (ws_invoke_take_back(slot, inv, depth))
-		inv->ctx_fn((struct ws_ctx *)slot, inv->arg);
+		inv->ctx_fn(__ws_ctx_at(slot, depth), inv->arg);
 }
 EXPORT_SYMBOL_GPL(__ws_ctx_reclaim);
 
@@ -855,7 +856,7 @@ EXPORT_SYMBOL_GPL(__ws_ctx_reclaim);
  * CPU slot's worker, the outermost call (which keeps @right in the
  * slot's first frame and starts the heartbeat, as __ws_invoke_outer()
  * does) and calls nested %WS_INVOKE_FRAMES deep (both functions in
- * turn); on any other slot (a thread that joined, a user pool's worker,
+ * turn, with the caller's context); on any other slot (a thread that joined, a user pool's worker,
  * whose depth stays 0), every call: @right goes onto the slot's deque at
  * once.  Called by ws_ctx_invoke(); not for other callers.
  *
@@ -869,7 +870,7 @@ void __ws_ctx_invoke(struct ws_ctx *ctx, ws_ctx_fn left, void *left_arg,
 
 	if (!worker->latent) {
 		ws_ctx_eager(worker, left, left_arg, right, right_arg);
-	} else if (slot->depth) {
+	} else if (__ws_ctx_depth(ctx)) {
 		left(ctx, left_arg);
 		right(ctx, right_arg);
 	} else {
@@ -923,7 +924,8 @@ void ws_ctx_run(struct ws_pool *pool, ws_ctx_fn fn, void *arg)
 	pool = pool ? pool : ws_system_pool;
 	worker = ws_current_worker(pool);
 	if (likely(worker)) {
-		fn((struct ws_ctx *)&worker->inv, arg);
+		/* Only we write our depth. */
+		fn(__ws_ctx_at(&worker->inv, worker->inv.depth), arg);
 		return;
 	}
 	worker = ws_join(pool);
@@ -931,7 +933,8 @@ void ws_ctx_run(struct ws_pool *pool, ws_ctx_fn fn, void *arg)
 		ws_ctx_outside(pool, fn, arg);
 		return;
 	}
-	fn((struct ws_ctx *)&worker->inv, arg);
+	/* A join slot starts at depth 0. */
+	fn(__ws_ctx_at(&worker->inv, 0), arg);
 	ws_release_slot(worker);
 }
 EXPORT_SYMBOL_GPL(ws_ctx_run);

@@ -9,6 +9,7 @@
 #include <linux/cpumask.h>
 #include <linux/freezer.h>
 #include <linux/kthread.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
@@ -368,6 +369,32 @@ static int ws_cpu_offline(unsigned int cpu, struct hlist_node *node)
 	return 0;
 }
 
+/*
+ * A zeroed slot on NUMA node @node.  Its invoke slot must sit at an
+ * address aligned to WS_INVOKE_SLOT_ALIGN: ws_ctx_invoke() finds a
+ * slot from the address of one of its frames.  kmalloc() aligns an
+ * object whose size is a power of two to that size (the guarantee in its
+ * kernel-doc), so the slot is allocated with its size rounded up to one,
+ * at most twice its size; the member's offset is aligned by its type.
+ */
+static struct ws_worker *ws_worker_alloc(int node)
+{
+	struct ws_worker *worker;
+
+	BUILD_BUG_ON(offsetof(struct ws_invoke_slot, frames));
+	BUILD_BUG_ON(WS_INVOKE_SLOT_ALIGN & (WS_INVOKE_SLOT_ALIGN - 1));
+	BUILD_BUG_ON(sizeof_field(struct ws_invoke_slot, frames) >=
+		     WS_INVOKE_SLOT_ALIGN);
+	worker = kzalloc_node(roundup_pow_of_two(sizeof(*worker)), GFP_KERNEL,
+			      node);
+	if (worker && WARN_ON_ONCE(!IS_ALIGNED((unsigned long)&worker->inv,
+					       WS_INVOKE_SLOT_ALIGN))) {
+		kfree(worker);
+		return NULL;
+	}
+	return worker;
+}
+
 static void ws_pool_free(struct ws_pool *pool)
 {
 	unsigned int cpu;
@@ -449,7 +476,7 @@ static int ws_pool_setup(struct ws_pool *pool, const char *name,
 							NUMA_NO_NODE;
 		struct ws_worker *worker;
 
-		worker = kzalloc_node(sizeof(*worker), GFP_KERNEL, node);
+		worker = ws_worker_alloc(node);
 		if (!worker)
 			return -ENOMEM;
 		pool->workers[cpu] = worker;

@@ -138,7 +138,10 @@ struct ws_invoke {
  *	frames, @inv.isolation (the tag of the isolated region the owner is
  *	in, or 0: O) and @inv.owner (see struct ws_invoke_slot, in
  *	<linux/wsched.h>); a CPU slot's is in the pool's
- *	&ws_pool_head.inv_slots
+ *	&ws_pool_head.inv_slots.  Aligned to %WS_INVOKE_SLOT_ALIGN, as
+ *	ws_ctx_invoke() needs (its frames come first): the slot is allocated
+ *	with a power-of-two size, which kmalloc() aligns to that size
+ *	(ws_worker_alloc())
  * @inv_iso_from: the lowest index of @inv.frames whose frame has the
  *	current isolation, @inv.isolation; each older one has its own in
  *	@inv_iso (O, read by its heartbeat interrupt: see
@@ -238,7 +241,7 @@ struct ws_worker {
 	unsigned int lat_req;
 	struct ws_task *lat_cell;
 	struct ws_task *lat[WS_LATENT_SLOTS];
-	struct ws_invoke_slot inv;
+	struct ws_invoke_slot inv __aligned(WS_INVOKE_SLOT_ALIGN);
 	unsigned int inv_iso_from;
 	unsigned long inv_iso[WS_INVOKE_FRAMES];
 	struct ws_invoke *inv_tasks;

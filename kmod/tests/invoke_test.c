@@ -86,12 +86,17 @@ static void it_fib_call(void *arg)
 	f->result = kid[0].result + kid[1].result;
 }
 
-/* Whether @ctx is the context of the current thread's slot of @pool. */
+/*
+ * Whether @ctx is the context of the current thread's slot of @pool: a
+ * frame of that slot, at the slot's depth (the last frame's for deeper
+ * calls).
+ */
 static bool it_ctx_is_own(struct ws_pool *pool, struct ws_ctx *ctx)
 {
 	struct ws_worker *self = ws_pool_current(pool);
 
-	return self && (void *)ctx == (void *)&self->inv;
+	return self && __ws_ctx_slot(ctx) == &self->inv &&
+	       ctx == __ws_ctx_at(&self->inv, READ_ONCE(self->inv.depth));
 }
 
 static void it_ctx_fib_call(struct ws_ctx *ctx, void *arg);

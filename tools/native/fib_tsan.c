@@ -263,7 +263,9 @@ static void fib_ctx_fn(struct ws_ctx *ctx, void *arg)
 	struct ws_worker *self = ws_pool_current(ws_system_pool);
 
 	atomic_fetch_add_explicit(&inv_calls, 1, memory_order_relaxed);
-	if (!self || (void *)ctx != (void *)&self->inv)
+	/* A frame of our own slot, at our depth (the last one's, deeper). */
+	if (!self || __ws_ctx_slot(ctx) != &self->inv ||
+	    ctx != __ws_ctx_at(&self->inv, READ_ONCE(self->inv.depth)))
 		atomic_fetch_add_explicit(&ctx_bad, 1, memory_order_relaxed);
 	if (f->n < 2) {
 		fib_leaf(f);

@@ -561,6 +561,14 @@ void *native_kmalloc(size_t size, gfp_t gfp)
 		if (atomic_compare_exchange_weak(&native_alloc_fail, &n, n - 1))
 			return NULL;
 	}
+	/* As kmalloc(): a power-of-two size is aligned to that size. */
+	if (size >= 16 && !(size & (size - 1))) {
+		void *p = aligned_alloc(size, size);
+
+		if (p && (gfp & __GFP_ZERO))
+			memset(p, 0, size);
+		return p;
+	}
 	return (gfp & __GFP_ZERO) ? calloc(1, size ? size : 1) : malloc(size ? size : 1);
 }
 

@@ -439,9 +439,21 @@ struct ws_invoke_frame {
 	void *arg;
 };
 
+/*
+ * WS_INVOKE_SLOT_ALIGN - the alignment of a slot: a power of two above
+ * its frames' bytes, so that a context, the address of a frame or of the
+ * end of the frames (see __ws_ctx_slot()), is the slot's address plus
+ * 16 times a depth from 0 to WS_INVOKE_FRAMES.
+ */
+#define WS_INVOKE_SLOT_ALIGN	(2 * WS_INVOKE_FRAMES * \
+				 sizeof(struct ws_invoke_frame))
+
 /**
  * struct ws_invoke_slot - the part of a pool's slot that the inline
  *	ws_parallel_invoke() uses
+ * @frames: the second calls of the nested calls, oldest first (written by
+ *	the owner; read by its heartbeat interrupt); first, at an address
+ *	aligned to %WS_INVOKE_SLOT_ALIGN (the slot's container sees to it)
  * @owner: the slot's worker kthread while it runs, on a CPU slot of a
  *	kernel pool (whose frames stay private until promoted), else NULL.
  *	Stored only by that thread itself (WRITE_ONCE()), so a lockless
@@ -457,8 +469,6 @@ struct ws_invoke_frame {
  * @isolation: the tag of the isolated region the slot's thread is in, or 0
  *	(its own thread only; see ws_isolation_enter() for how a promotion
  *	finds the tag of an older frame)
- * @frames: the second calls of the nested calls, oldest first (written by
- *	the owner; read by its heartbeat interrupt)
  * @is_ctx: for each entry of @frames, whether it is a ws_ctx_invoke() call
  *	(its @ctx_fn is set) rather than a ws_parallel_invoke() one (@fn)
  *
@@ -467,12 +477,12 @@ struct ws_invoke_frame {
  * the slot's own, at the same index (kmod/invoke.c).
  */
 struct ws_invoke_slot {
+	struct ws_invoke_frame frames[WS_INVOKE_FRAMES];
 	struct task_struct *owner;
 	unsigned int depth;
 	unsigned int published;
 	unsigned int request;
 	unsigned long isolation;
-	struct ws_invoke_frame frames[WS_INVOKE_FRAMES];
 	u8 is_ctx[WS_INVOKE_FRAMES];
 };
 
@@ -676,32 +686,60 @@ void __ws_ctx_invoke(struct ws_ctx *ctx, ws_ctx_fn left, void *left_arg,
 void __ws_ctx_reclaim(struct ws_invoke_slot *slot, unsigned int depth);
 
 /*
- * A context is the invoke slot of the thread it was given to; the type
- * only keeps callers from touching it.
+ * A context is the address of the frame that its holder's next call of
+ * ws_ctx_invoke() uses, in the slot of the thread it was given to (the
+ * end of the frames for a holder WS_INVOKE_FRAMES deep or deeper): its
+ * index is the holder's nesting depth, and the slot starts at the
+ * context rounded down to WS_INVOKE_SLOT_ALIGN (the frames come first in
+ * the slot, which is aligned to that).  So a call finds its slot, its
+ * frame and its depth from the context alone, with no load: its depth
+ * is not read back from the slot after the first call, and consecutive
+ * calls do not wait on each other's store of it.  The type only keeps
+ * callers from touching it.
  */
 static __always_inline struct ws_invoke_slot *__ws_ctx_slot(struct ws_ctx *ctx)
 {
-	return (struct ws_invoke_slot *)ctx;
+	return (struct ws_invoke_slot *)((unsigned long)ctx &
+					 ~(WS_INVOKE_SLOT_ALIGN - 1));
+}
+
+/* The depth of the holder of @ctx: the index of its frame. */
+static __always_inline unsigned int __ws_ctx_depth(struct ws_ctx *ctx)
+{
+	return ((unsigned long)ctx & (WS_INVOKE_SLOT_ALIGN - 1)) /
+	       sizeof(struct ws_invoke_frame);
+}
+
+/*
+ * The context of @slot's holder at @depth: the frame at that index, or
+ * the end of the frames for WS_INVOKE_FRAMES and deeper.
+ */
+static __always_inline struct ws_ctx *__ws_ctx_at(struct ws_invoke_slot *slot,
+						  unsigned int depth)
+{
+	if (depth > WS_INVOKE_FRAMES)
+		depth = WS_INVOKE_FRAMES;
+	return (struct ws_ctx *)&slot->frames[depth];
 }
 
 /*
  * __ws_invoke_frame() for ws_ctx_invoke(): the same protocol, the frame
  * marked in @is_ctx, whose second call a thief runs with a context of its
- * own.  Our depth is read back after the first call rather than kept
- * across it, and the reclaim finds the frame by that index: the caller
- * keeps only the context across the call, which it needs for the second
- * one anyway.
+ * own.  The first call's context is the next frame's address (or the
+ * end of the frames, whose calls go out of line).  Across the first call
+ * the caller keeps only the frame's address, the second call's context:
+ * the slot and the depth are computed from it again, not loaded.
  */
 static __always_inline void __ws_ctx_frame(struct ws_invoke_slot *slot,
 					   unsigned int depth, bool outer,
 					   ws_ctx_fn left, void *left_arg,
 					   ws_ctx_fn right, void *right_arg)
 {
-	struct ws_ctx *ctx = (struct ws_ctx *)slot;
+	struct ws_invoke_frame *frame = &slot->frames[depth];
 
 	/* Marked: our heartbeat interrupt reads them (KCSAN sees both). */
-	WRITE_ONCE(slot->frames[depth].ctx_fn, right);
-	WRITE_ONCE(slot->frames[depth].arg, right_arg);
+	WRITE_ONCE(frame->ctx_fn, right);
+	WRITE_ONCE(frame->arg, right_arg);
 	WRITE_ONCE(slot->is_ctx[depth], 1);
 	/*
 	 * The frame, then its index: pairs with our heartbeat interrupt, on
@@ -712,16 +750,23 @@ static __always_inline void __ws_ctx_frame(struct ws_invoke_slot *slot,
 	/* As in __ws_invoke_frame(): a hint, with no ordering. */
 	if (outer || unlikely(READ_ONCE(slot->request)))
 		__ws_invoke_enter(slot, depth);
-	left(ctx, left_arg);
+	left((struct ws_ctx *)(frame + 1), left_arg);
+	/*
+	 * Only the frame's address is live across the call: the compiler
+	 * is not to keep the slot and the depth in two more callee-saved
+	 * registers, but to compute them from it.
+	 */
+	OPTIMIZER_HIDE_VAR(frame);
+	slot = __ws_ctx_slot((struct ws_ctx *)frame);
+	depth = __ws_ctx_depth((struct ws_ctx *)frame);
 	/*
 	 * Take the frame back; the read of published comes after this store
 	 * in program order, as in __ws_invoke_frame().  Every call nested in
 	 * @left has restored the depth to depth + 1.
 	 */
-	depth = slot->depth - 1;
 	WRITE_ONCE(slot->depth, depth);
 	if (likely(depth >= READ_ONCE(slot->published)))
-		right(ctx, slot->frames[depth].arg);
+		right((struct ws_ctx *)frame, frame->arg);
 	else
 		__ws_ctx_reclaim(slot, depth);
 }
@@ -755,7 +800,10 @@ static __always_inline void __ws_ctx_frame(struct ws_invoke_slot *slot,
  * A context is valid only on the thread it was given to, until the
  * function it was given to returns, and only for that function and the
  * functions it calls directly: it must not be stored, passed to another
- * thread, a task, a callback of ws_spawn() or an interrupt.  Calls nest,
+ * thread, a task, a callback of ws_spawn() or an interrupt, or passed
+ * through its argument to a function of ws_parallel_invoke(), which runs
+ * a level deeper (a context records its holder's depth; such a function
+ * calls ws_ctx_run() for its own).  Calls nest,
  * with each other and with ws_parallel_invoke(), and run in the caller's
  * isolated region, if any.
  *
@@ -765,22 +813,20 @@ static __always_inline void ws_ctx_invoke(struct ws_ctx *ctx, ws_ctx_fn left,
 					  void *left_arg, ws_ctx_fn right,
 					  void *right_arg)
 {
-	struct ws_invoke_slot *slot = __ws_ctx_slot(ctx);
-	/* Only this thread writes it (or nobody: see ws_ctx_run()). */
-	unsigned int depth = slot->depth;
+	unsigned int depth = __ws_ctx_depth(ctx);
 
 	/* As in ws_parallel_invoke(). */
 	__might_sleep(__FILE__, __LINE__);
 	/*
 	 * One compare: the outermost call (@depth 0), a slot whose frames
-	 * never become private (its @depth stays 0) and calls nested too
-	 * deep to keep a frame go out of line.
+	 * never become private (its contexts stay at depth 0) and calls
+	 * nested too deep to keep a frame go out of line.
 	 */
 	if (unlikely(depth - 1 >= WS_INVOKE_FRAMES - 1))
 		__ws_ctx_invoke(ctx, left, left_arg, right, right_arg);
 	else
-		__ws_ctx_frame(slot, depth, false, left, left_arg, right,
-			       right_arg);
+		__ws_ctx_frame(__ws_ctx_slot(ctx), depth, false, left,
+			       left_arg, right, right_arg);
 }
 
 /*

@@ -85,6 +85,10 @@ static inline void *memchr_inv(const void *p, int c, size_t n)
 /* User space has no stack auto-initialisation to opt out of. */
 #define __uninitialized
 #define barrier()	__asm__ __volatile__("" ::: "memory")
+#define OPTIMIZER_HIDE_VAR(var)	__asm__ ("" : "=r" (var) : "0" (var))
+#define __aligned(x)	__attribute__((__aligned__(x)))
+#define sizeof_field(t, m)	sizeof(((t *)0)->m)
+#define IS_ALIGNED(x, a)	(((x) & ((typeof(x))(a) - 1)) == 0)
 
 /* READ_ONCE/WRITE_ONCE: relaxed atomic accesses on the object itself. */
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
