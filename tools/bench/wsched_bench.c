@@ -348,7 +348,24 @@ struct fib_frame {
 	u64 result;
 };
 
-static void fib_call(struct fib_frame *f);
+static void fib_node(struct fib_frame *f);
+
+/*
+ * A leaf returns before the node's own function is called.  The array of
+ * children on a node's stack costs every call of that function a stack
+ * canary (CONFIG_STACKPROTECTOR_STRONG) and the saved registers, set up
+ * before any test: the serial recursion, with no array, pays none of it,
+ * and half the calls are leaves.  So every fork-join variant below
+ * splits into a small function with the leaf test (inlined where it is
+ * called directly) and a noinline one for the node with children.
+ */
+static void fib_call(struct fib_frame *f)
+{
+	if (f->n < 2)
+		f->result = f->n;
+	else
+		fib_node(f);
+}
 
 static struct ws_task *fib_task_fn(struct ws_task *task)
 {
@@ -356,24 +373,20 @@ static struct ws_task *fib_task_fn(struct ws_task *task)
 	return NULL;
 }
 
-static void fib_call(struct fib_frame *f)
+static noinline void fib_node(struct fib_frame *f)
 {
 	/*
 	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO, which Debian's kernels
-	 * set: a rep stos of the whole array at every call, before the leaf
-	 * test, that the serial recursion does not pay and that is slow under
-	 * TCG.  Every field is set before it is read: by ws_group_init() and
-	 * ws_task_init() (the queue link when a task is queued), here, or by
-	 * the child (@result).  The same in every fork-join variant below.
+	 * set: a rep stos of the whole array at every call that the serial
+	 * recursion does not pay and that is slow under TCG.  Every field is
+	 * set before it is read: by ws_group_init() and ws_task_init() (the
+	 * queue link when a task is queued), here, or by the child
+	 * (@result).  The same in every fork-join variant below.
 	 */
 	struct fib_frame kid[2] __uninitialized;
 	struct ws_group group __uninitialized;
 	int i;
 
-	if (f->n < 2) {
-		f->result = f->n;
-		return;
-	}
 	ws_group_init(&group, f->pool);
 	for (i = 0; i < 2; i++) {
 		kid[i].pool = f->pool;
@@ -449,16 +462,24 @@ struct fib_inv {
 	u64 result;
 };
 
+static void fib_inv_node(struct fib_inv *f);
+
+/* The leaf test, then the node, as in fib_call(). */
 static void fib_inv_call(void *arg)
 {
 	struct fib_inv *f = arg;
-	/* Not zeroed, as in fib_call(). */
+
+	if (f->n < 2)
+		f->result = f->n;
+	else
+		fib_inv_node(f);
+}
+
+static noinline void fib_inv_node(struct fib_inv *f)
+{
+	/* Not zeroed, as in fib_node(). */
 	struct fib_inv kid[2] __uninitialized;
 
-	if (f->n < 2) {
-		f->result = f->n;
-		return;
-	}
 	kid[0].pool = f->pool;
 	kid[0].n = f->n - 1;
 	kid[1].pool = f->pool;
@@ -509,16 +530,24 @@ static u64 fib_inv_pool_run(void *arg)
  * The same with the explicit context: ws_ctx_run() once at the root, the
  * context passed down, ws_ctx_invoke() at every call.
  */
+static void fib_ctx_node(struct ws_ctx *ctx, struct fib_inv *f);
+
+/* The leaf test, then the node, as in fib_call(). */
 static void fib_ctx_call(struct ws_ctx *ctx, void *arg)
 {
 	struct fib_inv *f = arg;
-	/* Not zeroed, as in fib_call(). */
+
+	if (f->n < 2)
+		f->result = f->n;
+	else
+		fib_ctx_node(ctx, f);
+}
+
+static noinline void fib_ctx_node(struct ws_ctx *ctx, struct fib_inv *f)
+{
+	/* Not zeroed, as in fib_node(). */
 	struct fib_inv kid[2] __uninitialized;
 
-	if (f->n < 2) {
-		f->result = f->n;
-		return;
-	}
 	kid[0].n = f->n - 1;
 	kid[1].n = f->n - 2;
 	ws_ctx_invoke(ctx, fib_ctx_call, &kid[0], fib_ctx_call, &kid[1]);
@@ -992,7 +1021,16 @@ static u64 nq_rec(unsigned int n, u32 row, u32 cols, u32 d1, u32 d2)
 	return count;
 }
 
-static void nq_call(struct nq_frame *f);
+static void nq_node(struct nq_frame *f);
+
+/* The leaf test, then the node, as in fib_call(). */
+static void nq_call(struct nq_frame *f)
+{
+	if (f->row == nq_n)
+		f->count = 1;
+	else
+		nq_node(f);
+}
 
 static struct ws_task *nq_task_fn(struct ws_task *task)
 {
@@ -1000,19 +1038,15 @@ static struct ws_task *nq_task_fn(struct ws_task *task)
 	return NULL;
 }
 
-static void nq_call(struct nq_frame *f)
+static noinline void nq_node(struct nq_frame *f)
 {
-	/* Not zeroed, as in fib_call(). */
+	/* Not zeroed, as in fib_node(). */
 	struct nq_frame kid[NQ_MAX] __uninitialized;
 	u32 all = (1U << nq_n) - 1, avail, bit;
 	struct ws_group group __uninitialized;
 	int i, nr = 0;
 
 	f->count = 0;
-	if (f->row == nq_n) {
-		f->count = 1;
-		return;
-	}
 	ws_group_init(&group, pool_all);
 	avail = all & ~(f->cols | f->d1 | f->d2);
 	while (avail) {
@@ -1061,70 +1095,95 @@ struct nq_inv {
 };
 
 /*
- * The node's work before its fork: false if it has none (@f->count is
- * set), else true with its two halves in @kid.
+ * The node's work before its fork: the columns it forks over, two or
+ * more, or 0 if it has none (@f->count is set then).
  */
-static __always_inline bool nq_split(struct nq_inv *f, struct nq_inv *kid)
+static __always_inline u32 nq_descend(struct nq_inv *f)
 {
-	u32 all = (1U << nq_n) - 1, set = f->set, rest, lo;
-	unsigned int i;
+	u32 all = (1U << nq_n) - 1, set = f->set;
 
 	/* One child: descend into it, without a fork. */
 	while (set && !(set & (set - 1))) {
 		if (++f->row == nq_n) {
 			f->count = 1;
-			return false;
+			return 0;
 		}
 		f->cols |= set;
 		f->d1 = (f->d1 | set) << 1;
 		f->d2 = (f->d2 | set) >> 1;
 		set = all & ~(f->cols | f->d1 | f->d2);
 	}
-	if (!set) {
+	if (!set)
 		f->count = 0;
-		return false;
-	}
-	/* The lower half of the columns, by count, and the upper half. */
-	rest = set;
-	lo = 0;
+	return set;
+}
+
+/*
+ * Halve @set by count: the lower half stays in @f, for the node's own
+ * first call, the upper half goes to @kid, a copy of @f, for the second.
+ * The first call's count then lands in @f->count.
+ */
+static __always_inline void nq_halves(struct nq_inv *f, u32 set,
+				      struct nq_inv *kid)
+{
+	u32 rest = set, lo = 0;
+	unsigned int i;
+
 	for (i = hweight32(set) / 2; i; i--) {
 		lo |= rest & -rest;
 		rest &= rest - 1;
 	}
-	kid[0] = *f;
-	kid[0].set = lo;
-	kid[1] = *f;
-	kid[1].set = rest;
-	return true;
+	*kid = *f;
+	kid->set = rest;
+	f->set = lo;
 }
 
+static void nq_inv_node(struct nq_inv *f, u32 set);
+
+/* The leaf test, then the node, as in fib_call(). */
 static void nq_inv_call(void *arg)
 {
 	struct nq_inv *f = arg;
+	u32 set = nq_descend(f);
+
+	if (set)
+		nq_inv_node(f, set);
+}
+
+static noinline void nq_inv_node(struct nq_inv *f, u32 set)
+{
 	/*
 	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO (a rep stos at every call,
-	 * slow under TCG): both are copied whole from *f before any use.
+	 * slow under TCG): copied whole from *f before any use.
 	 */
-	struct nq_inv kid[2] __uninitialized;
+	struct nq_inv kid __uninitialized;
 
-	if (!nq_split(f, kid))
-		return;
-	ws_parallel_invoke(f->pool, nq_inv_call, &kid[0], nq_inv_call,
-			   &kid[1]);
-	f->count = kid[0].count + kid[1].count;
+	nq_halves(f, set, &kid);
+	ws_parallel_invoke(f->pool, nq_inv_call, f, nq_inv_call, &kid);
+	f->count += kid.count;
 }
 
 /* The same with the explicit context. */
+static void nq_ctx_node(struct ws_ctx *ctx, struct nq_inv *f, u32 set);
+
 static void nq_ctx_call(struct ws_ctx *ctx, void *arg)
 {
 	struct nq_inv *f = arg;
-	/* As in nq_inv_call(). */
-	struct nq_inv kid[2] __uninitialized;
+	u32 set = nq_descend(f);
 
-	if (!nq_split(f, kid))
-		return;
-	ws_ctx_invoke(ctx, nq_ctx_call, &kid[0], nq_ctx_call, &kid[1]);
-	f->count = kid[0].count + kid[1].count;
+	if (set)
+		nq_ctx_node(ctx, f, set);
+}
+
+static noinline void nq_ctx_node(struct ws_ctx *ctx, struct nq_inv *f,
+				 u32 set)
+{
+	/* As in nq_inv_node(). */
+	struct nq_inv kid __uninitialized;
+
+	nq_halves(f, set, &kid);
+	ws_ctx_invoke(ctx, nq_ctx_call, f, nq_ctx_call, &kid);
+	f->count += kid.count;
 }
 
 static u64 nq_inv_run(void *arg)
@@ -1393,7 +1452,18 @@ struct uts_frame {
 	u64 nodes;
 };
 
-static void uts_call(struct uts_frame *f);
+static void uts_node(struct uts_frame *f, u32 k);
+
+/* The leaf test, then the node, as in fib_call(). */
+static void uts_call(struct uts_frame *f)
+{
+	u32 k = uts_kids(f->hash, f->depth);
+
+	if (k)
+		uts_node(f, k);
+	else
+		f->nodes = 1;
+}
 
 static struct ws_task *uts_task_fn(struct ws_task *task)
 {
@@ -1401,12 +1471,13 @@ static struct ws_task *uts_task_fn(struct ws_task *task)
 	return NULL;
 }
 
-static void uts_call(struct uts_frame *f)
+/* The node @f, with @k children. */
+static noinline void uts_node(struct uts_frame *f, u32 k)
 {
-	/* Not zeroed, as in fib_call(). */
+	/* Not zeroed, as in fib_node(). */
 	struct uts_frame kid[UTS_MAX_KIDS] __uninitialized;
-	u32 i, j, k = uts_kids(f->hash, f->depth), nr;
 	struct ws_group group __uninitialized;
+	u32 i, j, nr;
 
 	f->nodes = 1;
 	/* The root's wide fan-out goes in batches to bound the frame. */
@@ -1455,65 +1526,89 @@ struct uts_inv {
 };
 
 /*
- * The range's work before its fork: false if it has none (@f->nodes is
- * set), else true with its two halves in @kid and the nodes visited on
- * the way in *@nodes.
+ * The range's work before its fork: descend through single children,
+ * and return the nodes visited on the way.  The range left in @f then
+ * has two or more children to fork over, or none.
  */
-static __always_inline bool uts_split(struct uts_inv *f, struct uts_inv *kid,
-				      u64 *nodes)
+static __always_inline u64 uts_descend(struct uts_inv *f)
 {
-	u32 mid;
+	u64 nodes = 0;
 
-	*nodes = 0;
 	/* One child: descend into it, without a fork. */
 	while (f->hi - f->lo == 1) {
 		f->hash = uts_mix(f->hash, f->lo);
 		f->depth++;
 		f->lo = 0;
 		f->hi = uts_kids(f->hash, f->depth);
-		(*nodes)++;
+		nodes++;
 	}
-	if (f->hi == f->lo) {
-		f->nodes = *nodes;
-		return false;
-	}
-	mid = f->lo + (f->hi - f->lo) / 2;
-	kid[0] = *f;
-	kid[0].hi = mid;
-	kid[1] = *f;
-	kid[1].lo = mid;
-	return true;
+	return nodes;
 }
 
+/*
+ * Halve the range: the lower half stays in @f, for the node's own first
+ * call, the upper half goes to @kid, a copy of @f, for the second.  The
+ * first call's count then lands in @f->nodes.
+ */
+static __always_inline void uts_halves(struct uts_inv *f, struct uts_inv *kid)
+{
+	u32 mid = f->lo + (f->hi - f->lo) / 2;
+
+	*kid = *f;
+	kid->lo = mid;
+	f->hi = mid;
+}
+
+static void uts_inv_node(struct uts_inv *f, u64 nodes);
+
+/* The leaf test, then the node, as in fib_call(). */
 static void uts_inv_call(void *arg)
 {
 	struct uts_inv *f = arg;
+	u64 nodes = uts_descend(f);
+
+	if (f->hi == f->lo)
+		f->nodes = nodes;
+	else
+		uts_inv_node(f, nodes);
+}
+
+static noinline void uts_inv_node(struct uts_inv *f, u64 nodes)
+{
 	/*
 	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO (a rep stos at every call,
-	 * slow under TCG): both are copied whole from *f before any use.
+	 * slow under TCG): copied whole from *f before any use.
 	 */
-	struct uts_inv kid[2] __uninitialized;
-	u64 nodes;
+	struct uts_inv kid __uninitialized;
 
-	if (!uts_split(f, kid, &nodes))
-		return;
-	ws_parallel_invoke(f->pool, uts_inv_call, &kid[0], uts_inv_call,
-			   &kid[1]);
-	f->nodes = nodes + kid[0].nodes + kid[1].nodes;
+	uts_halves(f, &kid);
+	ws_parallel_invoke(f->pool, uts_inv_call, f, uts_inv_call, &kid);
+	f->nodes += nodes + kid.nodes;
 }
 
 /* The same with the explicit context. */
+static void uts_ctx_node(struct ws_ctx *ctx, struct uts_inv *f, u64 nodes);
+
 static void uts_ctx_call(struct ws_ctx *ctx, void *arg)
 {
 	struct uts_inv *f = arg;
-	/* As in uts_inv_call(). */
-	struct uts_inv kid[2] __uninitialized;
-	u64 nodes;
+	u64 nodes = uts_descend(f);
 
-	if (!uts_split(f, kid, &nodes))
-		return;
-	ws_ctx_invoke(ctx, uts_ctx_call, &kid[0], uts_ctx_call, &kid[1]);
-	f->nodes = nodes + kid[0].nodes + kid[1].nodes;
+	if (f->hi == f->lo)
+		f->nodes = nodes;
+	else
+		uts_ctx_node(ctx, f, nodes);
+}
+
+static noinline void uts_ctx_node(struct ws_ctx *ctx, struct uts_inv *f,
+				  u64 nodes)
+{
+	/* As in uts_inv_node(). */
+	struct uts_inv kid __uninitialized;
+
+	uts_halves(f, &kid);
+	ws_ctx_invoke(ctx, uts_ctx_call, f, uts_ctx_call, &kid);
+	f->nodes += nodes + kid.nodes;
 }
 
 static u64 uts_inv_run(void *arg)
