@@ -441,9 +441,10 @@ struct ws_invoke_frame {
 
 /*
  * WS_INVOKE_SLOT_ALIGN - the alignment of a slot: a power of two above
- * its frames' bytes, so that a context, the address of a frame or of the
- * end of the frames (see __ws_ctx_slot()), is the slot's address plus
- * 16 times a depth from 0 to WS_INVOKE_FRAMES.
+ * its frames' bytes, so that the address of a frame or of the end of the
+ * frames (a context is one, see __ws_ctx_slot()) is the slot's address
+ * plus 16 times an index from 0 to WS_INVOKE_FRAMES, and gives both
+ * with no load (__ws_frame_slot(), __ws_frame_index()).
  */
 #define WS_INVOKE_SLOT_ALIGN	(2 * WS_INVOKE_FRAMES * \
 				 sizeof(struct ws_invoke_frame))
@@ -505,6 +506,26 @@ void __ws_invoke_outer(struct ws_invoke_slot *slot, ws_invoke_fn left,
 void __ws_invoke_enter(struct ws_invoke_slot *slot, unsigned int depth);
 void __ws_invoke_reclaim(struct ws_invoke_slot *slot, unsigned int depth);
 
+/*
+ * The slot of a frame, and the frame's index in it, from the frame's
+ * address alone, with no load: the frames come first in the slot, which
+ * is aligned to WS_INVOKE_SLOT_ALIGN.  @frame may also be the end of the
+ * frames (index WS_INVOKE_FRAMES).
+ */
+static __always_inline struct ws_invoke_slot *
+__ws_frame_slot(const struct ws_invoke_frame *frame)
+{
+	return (struct ws_invoke_slot *)((unsigned long)frame &
+					 ~(WS_INVOKE_SLOT_ALIGN - 1));
+}
+
+static __always_inline unsigned int
+__ws_frame_index(const struct ws_invoke_frame *frame)
+{
+	return ((unsigned long)frame & (WS_INVOKE_SLOT_ALIGN - 1)) /
+	       sizeof(*frame);
+}
+
 /* The invoke slot of @pool's CPU slot for the CPU we run on. */
 static __always_inline struct ws_invoke_slot *
 __ws_invoke_slot(struct ws_pool *pool)
@@ -550,9 +571,11 @@ static __always_inline void __ws_invoke_frame(struct ws_invoke_slot *slot,
 					      ws_invoke_fn right,
 					      void *right_arg)
 {
+	struct ws_invoke_frame *frame = &slot->frames[depth];
+
 	/* Marked: our heartbeat interrupt reads them (KCSAN sees both). */
-	WRITE_ONCE(slot->frames[depth].fn, right);
-	WRITE_ONCE(slot->frames[depth].arg, right_arg);
+	WRITE_ONCE(frame->fn, right);
+	WRITE_ONCE(frame->arg, right_arg);
 	WRITE_ONCE(slot->is_ctx[depth], 0);
 	/*
 	 * The frame, then its index: pairs with our heartbeat interrupt,
@@ -570,18 +593,24 @@ static __always_inline void __ws_invoke_frame(struct ws_invoke_slot *slot,
 		__ws_invoke_enter(slot, depth);
 	left(left_arg);
 	/*
+	 * Only the frame's address is kept across the call, in place of the
+	 * slot's: the slot and our depth are computed from it, not loaded
+	 * (OPTIMIZER_HIDE_VAR() keeps the compiler from holding them in two
+	 * more callee-saved registers), and the second argument is read back
+	 * from the frame, which only we write.
+	 */
+	OPTIMIZER_HIDE_VAR(frame);
+	slot = __ws_frame_slot(frame);
+	depth = __ws_frame_index(frame);
+	/*
 	 * Take the frame back; from here our heartbeat cannot promote it.
 	 * It may have before: the read of published below comes after this
 	 * store in program order (both volatile), which is the order our
-	 * interrupt sees them in.  Our depth and the second argument are
-	 * read back rather than kept across the call (two callee-saved
-	 * registers less): every call nested in @left has restored the
-	 * depth to depth + 1, and only we write our frame.
+	 * interrupt sees them in.
 	 */
-	depth = slot->depth - 1;
 	WRITE_ONCE(slot->depth, depth);
 	if (likely(depth >= READ_ONCE(slot->published)))
-		right(slot->frames[depth].arg);
+		right(frame->arg);
 	else
 		__ws_invoke_reclaim(slot, depth);
 }
@@ -699,15 +728,13 @@ void __ws_ctx_reclaim(struct ws_invoke_slot *slot, unsigned int depth);
  */
 static __always_inline struct ws_invoke_slot *__ws_ctx_slot(struct ws_ctx *ctx)
 {
-	return (struct ws_invoke_slot *)((unsigned long)ctx &
-					 ~(WS_INVOKE_SLOT_ALIGN - 1));
+	return __ws_frame_slot((const struct ws_invoke_frame *)ctx);
 }
 
 /* The depth of the holder of @ctx: the index of its frame. */
 static __always_inline unsigned int __ws_ctx_depth(struct ws_ctx *ctx)
 {
-	return ((unsigned long)ctx & (WS_INVOKE_SLOT_ALIGN - 1)) /
-	       sizeof(struct ws_invoke_frame);
+	return __ws_frame_index((const struct ws_invoke_frame *)ctx);
 }
 
 /*
@@ -757,8 +784,8 @@ static __always_inline void __ws_ctx_frame(struct ws_invoke_slot *slot,
 	 * registers, but to compute them from it.
 	 */
 	OPTIMIZER_HIDE_VAR(frame);
-	slot = __ws_ctx_slot((struct ws_ctx *)frame);
-	depth = __ws_ctx_depth((struct ws_ctx *)frame);
+	slot = __ws_frame_slot(frame);
+	depth = __ws_frame_index(frame);
 	/*
 	 * Take the frame back; the read of published comes after this store
 	 * in program order, as in __ws_invoke_frame().  Every call nested in
