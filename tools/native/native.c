@@ -30,6 +30,7 @@ static bool native_pin;
 static void native_task_init(struct task_struct *t)
 {
 	atomic_init(&t->__state, TASK_RUNNING);
+	atomic_init(&t->usage, 1);
 	t->cpus_ptr = cpu_possible_mask;
 	spin_lock_init(&t->pi_lock);
 	pthread_mutex_init(&t->lock, NULL);
@@ -62,14 +63,38 @@ int wake_up_process(struct task_struct *p)
 	return was;
 }
 
+/*
+ * The sleeper's side of an interrupt that came while it sleeps (the
+ * timer thread set @t->irq_kicked and woke it): take it here, with
+ * interrupts on, as an idle CPU takes its interrupts, then sleep on.
+ * Without this a timer fired for a sleeping thread waited until that
+ * thread woke, and hrtimer_cancel() of it waited for ever when none
+ * came.  Called and returns with @t->lock held and interrupts off.
+ */
+static void native_sleep_irqs(struct task_struct *t)
+{
+	while (t->irq_kicked) {
+		t->irq_kicked = false;
+		pthread_mutex_unlock(&t->lock);
+		native_irq_off--;
+		native_irq_run();
+		native_irq_off++;
+		pthread_mutex_lock(&t->lock);
+	}
+}
+
 void schedule(void)
 {
 	struct task_struct *t = current;
 
 	native_irq_disable();
 	pthread_mutex_lock(&t->lock);
-	while (atomic_load(&t->__state) != TASK_RUNNING)
+	for (;;) {
+		native_sleep_irqs(t);
+		if (atomic_load(&t->__state) == TASK_RUNNING)
+			break;
 		pthread_cond_wait(&t->cond, &t->lock);
+	}
 	pthread_mutex_unlock(&t->lock);
 	native_irq_enable();
 }
@@ -90,8 +115,12 @@ long schedule_timeout(long timeout)
 	ts.tv_nsec %= 1000000000L;
 	native_irq_disable();
 	pthread_mutex_lock(&t->lock);
-	while (atomic_load(&t->__state) != TASK_RUNNING && ret == 0)
+	for (;;) {
+		native_sleep_irqs(t);
+		if (atomic_load(&t->__state) == TASK_RUNNING || ret)
+			break;
 		ret = pthread_cond_timedwait(&t->cond, &t->lock, &ts);
+	}
 	pthread_mutex_unlock(&t->lock);
 	native_irq_enable();
 	atomic_store(&t->__state, TASK_RUNNING);
@@ -199,10 +228,21 @@ static void *native_tmr_main(void *arg)
 			*p = h->next;
 			h->state = NATIVE_TMR_FIRING;
 			if (h->target) {
+				struct task_struct *t = h->target;
+
 				/* Valid until joined: it orphans us first. */
-				h->next = h->target->irq_pending;
-				h->target->irq_pending = h;
-				pthread_kill(h->target->thread, SIGURG);
+				h->next = t->irq_pending;
+				t->irq_pending = h;
+				pthread_kill(t->thread, SIGURG);
+				/*
+				 * A sleeping target takes it in schedule():
+				 * the signal only defers it there.  Under its
+				 * lock, so that no sleep misses the flag.
+				 */
+				pthread_mutex_lock(&t->lock);
+				t->irq_kicked = true;
+				pthread_cond_signal(&t->cond);
+				pthread_mutex_unlock(&t->lock);
 			} else {
 				h->next = orphans;
 				orphans = h;
@@ -459,10 +499,17 @@ int kthread_stop(struct task_struct *t)
 	wake_up_process(t);
 	pthread_join(t->thread, NULL);
 	ret = t->result;
+	/* Freed now unless someone holds it, as in the kernel. */
+	put_task_struct(t);
+	return ret;
+}
+
+/* The last reference to a kthread's task is gone. */
+void native_task_free(struct task_struct *t)
+{
 	pthread_cond_destroy(&t->cond);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
-	return ret;
 }
 
 bool kthread_should_stop(void)

@@ -589,6 +589,8 @@ struct task_struct {
 	pthread_mutex_t lock;	/* guards the sleep on @cond */
 	pthread_cond_t cond;
 	struct hrtimer *irq_pending;	/* fired timers to run (timer lock) */
+	bool irq_kicked;	/* irq_pending grew while we may sleep (@lock) */
+	_Atomic int usage;	/* references; a kthread's is freed at 0 */
 	char comm[TASK_COMM_LEN];
 	/*
 	 * Never 1: a timer here always interrupts the thread that started
@@ -665,8 +667,20 @@ void kthread_bind(struct task_struct *t, unsigned int cpu);
 /* Unbound threads run anywhere here; kthread_stop() frees native tasks. */
 static inline int set_cpus_allowed_ptr(struct task_struct *p, const struct cpumask *m)
 { (void)p; (void)m; return 0; }
-static inline void get_task_struct(struct task_struct *t) { (void)t; }
-static inline void put_task_struct(struct task_struct *t) { (void)t; }
+/* As the kernel's: kthread_stop() drops the thread's own reference. */
+static inline void get_task_struct(struct task_struct *t)
+{
+	atomic_fetch_add_explicit(&t->usage, 1, memory_order_relaxed);
+}
+
+void native_task_free(struct task_struct *t);
+
+static inline void put_task_struct(struct task_struct *t)
+{
+	/* Release, then acquire at zero: what the last user did is seen. */
+	if (atomic_fetch_sub_explicit(&t->usage, 1, memory_order_acq_rel) == 1)
+		native_task_free(t);
+}
 int kthread_stop(struct task_struct *t);
 bool kthread_should_stop(void);
 void *kthread_func(struct task_struct *t);
