@@ -856,9 +856,9 @@ EXPORT_SYMBOL_GPL(__ws_ctx_reclaim);
  * CPU slot's worker, the outermost call (which keeps @right in the
  * slot's first frame and starts the heartbeat, as __ws_invoke_outer()
  * does) and calls nested %WS_INVOKE_FRAMES deep (both functions in
- * turn, with the caller's context); on any other slot (a thread that joined, a user pool's worker,
- * whose depth stays 0), every call: @right goes onto the slot's deque at
- * once.  Called by ws_ctx_invoke(); not for other callers.
+ * turn, with the caller's context); on any other slot (a thread that
+ * joined, a user pool's worker, whose depth stays 0), every call: @right
+ * goes onto the slot's deque at once.  Called by ws_ctx_invoke(); not for other callers.
  *
  * Context: the thread @ctx was given to, in process context; may sleep.
  */

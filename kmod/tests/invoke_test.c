@@ -1353,28 +1353,13 @@ struct it_kick {
 	struct task_struct *owner;
 	struct task_struct *right_thread;
 	atomic_t right_runs;
-	int spinning;
-	int release;
 	int started;
 	bool stopped;
 	bool still_private;
 	bool met;
-	struct ws_task spin_task;
+	struct ws_test_hold spin;
 	struct ws_task root_task;
 };
-
-static struct ws_task *it_kick_spin_fn(struct ws_task *task)
-{
-	struct it_kick *k = container_of(task, struct it_kick, spin_task);
-	unsigned long deadline = jiffies + IT_TRIG_PATIENCE;
-
-	/* Pairs with smp_load_acquire() in it_kick_case(), it_kick_left(). */
-	smp_store_release(&k->spinning, 1);
-	/* Pairs with smp_store_release() in it_kick_left(). */
-	while (!smp_load_acquire(&k->release) && time_before(jiffies, deadline))
-		cpu_relax();
-	return NULL;
-}
 
 static void it_kick_right(void *arg)
 {
@@ -1402,8 +1387,7 @@ static void it_kick_left(void *arg)
 	k->stopped = !READ_ONCE(w->hb_armed);
 	/* Our frame, the only one, is the oldest: private unless promoted. */
 	k->still_private = !READ_ONCE(w->inv.published);
-	/* Pairs with smp_load_acquire() in it_kick_spin_fn(). */
-	smp_store_release(&k->release, 1);
+	ws_test_hold_release(&k->spin);
 	/* Pairs with smp_store_release() in it_kick_right(). */
 	while (!smp_load_acquire(&k->started) && time_before(jiffies, deadline))
 		cpu_relax();
@@ -1423,7 +1407,6 @@ static void invoke_kick_restarts_heartbeat(struct kunit *test)
 {
 	struct it_kick *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
 	unsigned int old = it_hb_set(100);
-	unsigned long deadline = jiffies + IT_TRIG_PATIENCE;
 	struct ws_pool *pool;
 	struct ws_group group;
 
@@ -1432,13 +1415,11 @@ static void invoke_kick_restarts_heartbeat(struct kunit *test)
 	k->pool = pool;
 	atomic_set(&k->right_runs, 0);
 	ws_group_init(&group, pool);
-	ws_task_init(&k->spin_task, it_kick_spin_fn);
+	ws_test_hold_init(&k->spin, false, IT_TRIG_PATIENCE);
 	ws_task_init(&k->root_task, it_kick_root_fn);
 	/* One worker spins first, so that the root goes to the other. */
-	ws_spawn(&group, &k->spin_task);
-	/* Pairs with smp_store_release() in it_kick_spin_fn(). */
-	while (!smp_load_acquire(&k->spinning) && time_before(jiffies, deadline))
-		usleep_range(1000, 2000);
+	ws_spawn(&group, &k->spin.task);
+	KUNIT_EXPECT_TRUE(test, ws_test_hold_wait(&k->spin, IT_TRIG_PATIENCE));
 	ws_spawn(&group, &k->root_task);
 	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
 	it_hb_set(old);

@@ -948,10 +948,8 @@ static void join_lazy_deferred_bypass(struct kunit *test)
 /**
  * struct jt_kill - a thread killed while it waits for a group
  * @pool: the pool
- * @group: the group, with one task held until @release
- * @held: the task
- * @release: lets @held finish
- * @started: @held runs (on a worker)
+ * @group: the group, with one task held until the test releases it
+ * @held: the task (it naps while it waits)
  * @waiting: the thread has spawned @held and is about to wait
  * @returned: the killable wait returned
  * @wait_ret: what it returned
@@ -960,28 +958,12 @@ static void join_lazy_deferred_bypass(struct kunit *test)
 struct jt_kill {
 	struct ws_pool *pool;
 	struct ws_group group;
-	struct ws_task held;
-	int release;
-	int started;
+	struct ws_test_hold held;
 	struct completion waiting;
 	struct completion returned;
 	int wait_ret;
 	bool done_at_return;
 };
-
-static struct ws_task *jt_held_fn(struct ws_task *task)
-{
-	struct jt_kill *k = container_of(task, struct jt_kill, held);
-	unsigned long deadline = jiffies + JT_TIMEOUT;
-
-	/* Pairs with smp_load_acquire() in jt_kill_thread(). */
-	smp_store_release(&k->started, 1);
-	/* Pairs with smp_store_release() in join_killable_wait(). */
-	while (!smp_load_acquire(&k->release) &&
-	       time_before(jiffies, deadline))
-		usleep_range(1000, 2000);
-	return NULL;
-}
 
 static int jt_kill_thread(void *arg)
 {
@@ -989,13 +971,13 @@ static int jt_kill_thread(void *arg)
 
 	allow_signal(SIGKILL);
 	ws_group_init(&k->group, k->pool);
-	ws_task_init(&k->held, jt_held_fn);
-	ws_spawn(&k->group, &k->held);
+	ws_test_hold_init(&k->held, true, JT_TIMEOUT);
+	ws_spawn(&k->group, &k->held.task);
 	/*
 	 * A worker runs it: once we join the pool for the wait we could
 	 * take it ourselves, and then never nap.
 	 */
-	while (!smp_load_acquire(&k->started))
+	while (!ws_test_hold_running(&k->held))
 		schedule_timeout_idle(1);
 	complete(&k->waiting);
 	k->wait_ret = ws_group_wait_killable(&k->group);
@@ -1034,8 +1016,7 @@ static void join_killable_wait(struct kunit *test)
 							  JT_TIMEOUT), 0UL);
 	KUNIT_EXPECT_EQ(test, k->wait_ret, -EINTR);
 	KUNIT_EXPECT_FALSE(test, k->done_at_return);
-	/* Pairs with smp_load_acquire() in jt_held_fn(). */
-	smp_store_release(&k->release, 1);
+	ws_test_hold_release(&k->held);
 	kthread_stop(thread);
 	put_task_struct(thread);
 	KUNIT_EXPECT_TRUE(test, ws_group_done(&k->group));

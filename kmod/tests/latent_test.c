@@ -71,8 +71,6 @@ struct lt_child {
  * @t: spawned inside the owner's isolated region, ready once @p ran
  * @ret: what the owner's wait for @group returned
  * @spin: a task that keeps the other worker busy, where a case needs it
- * @spinning: @spin runs (release)
- * @spin_release: tells @spin to return (release)
  * @dozed: the owner saw its heartbeat doze (armed, timer stopped)
  * @held: how many latent tasks the owner held then
  */
@@ -93,9 +91,7 @@ struct lt_state {
 	struct ws_task p;
 	struct ws_task t;
 	int ret;
-	struct ws_task spin;
-	int spinning;
-	int spin_release;
+	struct ws_test_hold spin;
 	bool dozed;
 	unsigned int held;
 };
@@ -601,20 +597,6 @@ static void latent_fib_fast_heartbeat(struct kunit *test)
 
 /* ---- the heartbeat dozes for want of thieves; a thief's kick wakes it ---- */
 
-static struct ws_task *lt_spin_fn(struct ws_task *task)
-{
-	struct lt_state *lt = container_of(task, struct lt_state, spin);
-	unsigned long deadline = jiffies + LT_PATIENCE;
-
-	/* Pairs with smp_load_acquire() in latent_doze_kicked(). */
-	smp_store_release(&lt->spinning, 1);
-	/* Pairs with smp_store_release() in lt_doze_body(). */
-	while (!smp_load_acquire(&lt->spin_release) &&
-	       time_before(jiffies, deadline))
-		cpu_relax();
-	return NULL;
-}
-
 static void lt_doze_body(struct lt_state *lt)
 {
 	/* Our CPU slot: we are its bound worker (checked by the case). */
@@ -623,7 +605,7 @@ static void lt_doze_body(struct lt_state *lt)
 
 	if (!w || !w->latent) {
 		/* Not the case (it fails): release the spinner as below. */
-		smp_store_release(&lt->spin_release, 1);
+		ws_test_hold_release(&lt->spin);
 		lt_spawn_pair(lt);
 		lt->ret = ws_group_wait(&lt->group);
 		return;
@@ -634,8 +616,7 @@ static void lt_doze_body(struct lt_state *lt)
 		cpu_relax();
 	lt->dozed = READ_ONCE(w->hb_dozing) && READ_ONCE(w->hb_armed);
 	lt->held = READ_ONCE(w->lat_top) - READ_ONCE(w->lat_bot);
-	/* Pairs with smp_load_acquire() in lt_spin_fn(). */
-	smp_store_release(&lt->spin_release, 1);
+	ws_test_hold_release(&lt->spin);
 	lt->met = lt_watch(lt, &lt->c1, 0, false, NULL, 0);
 	lt->ret = ws_group_wait(&lt->group);
 }
@@ -654,17 +635,13 @@ static void latent_doze_kicked(struct kunit *test)
 {
 	struct lt_state *lt = lt_alloc(test, lt_pool2(test));
 	unsigned int old = lt_hb_set(100);
-	unsigned long deadline = jiffies + LT_PATIENCE;
 	struct ws_group spin_group;
 
-	ws_task_init(&lt->spin, lt_spin_fn);
+	ws_test_hold_init(&lt->spin, false, LT_PATIENCE);
 	ws_group_init(&spin_group, lt->pool);
 	/* One worker spins first, so that the owner's task goes to the other. */
-	ws_spawn(&spin_group, &lt->spin);
-	/* Pairs with smp_store_release() in lt_spin_fn(). */
-	while (!smp_load_acquire(&lt->spinning) &&
-	       time_before(jiffies, deadline))
-		usleep_range(1000, 2000);
+	ws_spawn(&spin_group, &lt->spin.task);
+	KUNIT_EXPECT_TRUE(test, ws_test_hold_wait(&lt->spin, LT_PATIENCE));
 	lt_run(test, lt, lt_doze_body);
 	KUNIT_EXPECT_EQ(test, ws_group_wait(&spin_group), 0);
 	lt_hb_set(old);

@@ -788,8 +788,7 @@ static __always_inline void __ws_ctx_frame(struct ws_invoke_slot *slot,
 	depth = __ws_frame_index(frame);
 	/*
 	 * Take the frame back; the read of published comes after this store
-	 * in program order, as in __ws_invoke_frame().  Every call nested in
-	 * @left has restored the depth to depth + 1.
+	 * in program order, as in __ws_invoke_frame().
 	 */
 	WRITE_ONCE(slot->depth, depth);
 	if (likely(depth >= READ_ONCE(slot->published)))
