@@ -415,7 +415,7 @@ static void ws_pool_free(struct ws_pool *pool)
 		kfree(worker);
 	}
 	kfree(pool->workers);
-	kfree(pool->head.inv_slots);
+	free_percpu(pool->head.inv_slot);
 	free_percpu(pool->stats);
 	free_cpumask_var(pool->cpumask);
 	kfree(pool);
@@ -424,7 +424,6 @@ static void ws_pool_free(struct ws_pool *pool)
 static int ws_pool_setup(struct ws_pool *pool, const char *name,
 			 const struct ws_pool_attrs *attrs)
 {
-	struct ws_invoke_slot **inv_slots;
 	unsigned int cpu;
 	int ret;
 
@@ -461,9 +460,8 @@ static int ws_pool_setup(struct ws_pool *pool, const char *name,
 	pool->stats = alloc_percpu(struct ws_cpu_stats);
 	pool->workers = kcalloc(pool->nr_slots, sizeof(*pool->workers),
 				GFP_KERNEL);
-	inv_slots = kcalloc(pool->nr_cpus, sizeof(*inv_slots), GFP_KERNEL);
-	pool->head.inv_slots = inv_slots;
-	if (!pool->stats || !pool->workers || !inv_slots)
+	pool->head.inv_slot = alloc_percpu(struct ws_invoke_slot *);
+	if (!pool->stats || !pool->workers || !pool->head.inv_slot)
 		return -ENOMEM;
 	/*
 	 * A worker for every CPU number below nr_cpu_ids, possible or not:
@@ -482,8 +480,8 @@ static int ws_pool_setup(struct ws_pool *pool, const char *name,
 		pool->workers[cpu] = worker;
 		worker->pool = pool;
 		worker->cpu = cpu;
-		if (!join)
-			inv_slots[cpu] = &worker->inv;
+		if (!join && cpu_possible(cpu))
+			*per_cpu_ptr(pool->head.inv_slot, cpu) = &worker->inv;
 		/* First: ws_pool_free() stops every slot's heartbeat. */
 		ret = ws_heartbeat_init(worker);
 		if (ret)

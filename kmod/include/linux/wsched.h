@@ -20,6 +20,7 @@
 #include <linux/gfp.h>
 #include <linux/kernel.h>
 #include <linux/llist.h>
+#include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
@@ -489,14 +490,16 @@ struct ws_invoke_slot {
 
 /**
  * struct ws_pool_head - the first member of every struct ws_pool
- * @inv_slots: the &struct ws_invoke_slot of each CPU slot, indexed by CPU
- *	number (nr_cpu_ids entries); set when the pool is created, then
- *	read-only
+ * @inv_slot: per CPU, the &struct ws_invoke_slot of the pool's slot for
+ *	that CPU; set when the pool is created, then read-only.  Per-CPU
+ *	data rather than an array indexed by CPU number, so that a call
+ *	finds its slot with one load of this CPU's entry, not three (the
+ *	array, the CPU number, the entry).
  *
  * Private to wsched: what the inline ws_parallel_invoke() reads of a pool.
  */
 struct ws_pool_head {
-	struct ws_invoke_slot *const *inv_slots;
+	struct ws_invoke_slot *__percpu *inv_slot;
 };
 
 void __ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
@@ -526,13 +529,23 @@ __ws_frame_index(const struct ws_invoke_frame *frame)
 	       sizeof(*frame);
 }
 
-/* The invoke slot of @pool's CPU slot for the CPU we run on. */
+/*
+ * The invoke slot of @pool's CPU slot for the CPU we run on (read once:
+ * a thread that migrates after the read fails the owner check of
+ * __ws_invoke_owns()).  @pool NULL is ws_system_pool, read only then: a
+ * branch, where "pool ? pool : ws_system_pool" became a conditional move
+ * that loads ws_system_pool at every call (READ_ONCE() keeps the compiler
+ * from loading it before the test; it is set before any caller can run).
+ */
 static __always_inline struct ws_invoke_slot *
 __ws_invoke_slot(struct ws_pool *pool)
 {
-	const struct ws_pool_head *head = (const struct ws_pool_head *)pool;
+	const struct ws_pool_head *head;
 
-	return head->inv_slots[raw_smp_processor_id()];
+	if (unlikely(!pool))
+		pool = READ_ONCE(ws_system_pool);
+	head = (const struct ws_pool_head *)pool;
+	return this_cpu_read(*head->inv_slot);
 }
 
 /*
@@ -695,7 +708,7 @@ static __always_inline void ws_parallel_invoke(struct ws_pool *pool,
 	 * point: the calls are a function call's worth of work.
 	 */
 	__might_sleep(__FILE__, __LINE__);
-	slot = __ws_invoke_slot(pool ? pool : ws_system_pool);
+	slot = __ws_invoke_slot(pool);
 	if (likely(__ws_invoke_owns(slot)))
 		__ws_invoke_private(slot, left, left_arg, right, right_arg);
 	else
