@@ -346,7 +346,12 @@ static __always_inline struct ws_worker *ws_current_worker(struct ws_pool *pool)
 
 	if (!in_task())
 		return NULL;
-	worker = pool->workers[raw_smp_processor_id()];
+	/*
+	 * This CPU's slot, pool->workers[raw_smp_processor_id()], in one
+	 * load rather than three (see struct ws_pool_head).
+	 */
+	worker = container_of(this_cpu_read(*pool->head.inv_slot),
+			      struct ws_worker, inv);
 	/* Only the owner stores its own task pointer here. */
 	if (likely(READ_ONCE(worker->thread) == current))
 		return worker;
