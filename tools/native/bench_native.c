@@ -179,15 +179,28 @@ struct fib_inv {
 	long result;
 };
 
+static void fib_inv_node(struct fib_inv *f);
+
+/*
+ * The leaf test, inlined where the call is direct, then the node with the
+ * frame: as wsched_bench.c's fib_inv_call(), so that a leaf (half of all
+ * calls) pays no frame of the node's, which GCC sets up before the test
+ * when both are one function.
+ */
 static void fib_inv_fn(void *arg)
 {
 	struct fib_inv *f = arg;
+
+	if (f->n < 2)
+		f->result = f->n;
+	else
+		fib_inv_node(f);
+}
+
+static noinline void fib_inv_node(struct fib_inv *f)
+{
 	struct fib_inv a, b;
 
-	if (f->n < 2) {
-		f->result = f->n;
-		return;
-	}
 	a.n = f->n - 1;
 	b.n = f->n - 2;
 	ws_parallel_invoke(NULL, fib_inv_fn, &a, fib_inv_fn, &b);
@@ -219,15 +232,23 @@ static long ws_fib_invoke_pool(int n) { return ws_fib_root(n, fib_inv_task, run_
 static long ws_fib_invoke_join(int n) { return ws_fib_root(n, fib_inv_task, run_joined); }
 
 /* The same with ws_ctx_invoke(): the context passed down, no lookup. */
+static void fib_ctx_node(struct ws_ctx *ctx, struct fib_inv *f);
+
+/* The leaf test, then the node, as fib_inv_fn(). */
 static void fib_ctx_fn(struct ws_ctx *ctx, void *arg)
 {
 	struct fib_inv *f = arg;
+
+	if (f->n < 2)
+		f->result = f->n;
+	else
+		fib_ctx_node(ctx, f);
+}
+
+static noinline void fib_ctx_node(struct ws_ctx *ctx, struct fib_inv *f)
+{
 	struct fib_inv a, b;
 
-	if (f->n < 2) {
-		f->result = f->n;
-		return;
-	}
 	a.n = f->n - 1;
 	b.n = f->n - 2;
 	ws_ctx_invoke(ctx, fib_ctx_fn, &a, fib_ctx_fn, &b);
