@@ -6,11 +6,13 @@
  * parallel with the first; a second call kept private is promoted when a
  * thief asks and runs on the thief; a task the first call leaves on the
  * deque runs after the unstolen second call, both once; calls inside an
- * isolated region finish.  Each promotion trigger alone hands a private
- * second call to another worker while the first call runs: the
- * heartbeat (and, as the control, nothing without it), a thief's
- * request, a wait about to nap; and a heartbeat that stopped while
- * nobody looked for work is started again by a thief's kick.
+ * isolated region finish.  On each worker the inline call's slot lookup
+ * finds that worker's own slot and passes its owner check.  Each
+ * promotion trigger alone hands a private second call to another worker
+ * while the first call runs: the heartbeat (and, as the control, nothing
+ * without it), a thief's request, a wait about to nap; and a heartbeat
+ * that stopped while nobody looked for work is started again by a
+ * thief's kick.
  *
  * The explicit-context API (ws_ctx_run(), ws_ctx_invoke()) gets the same
  * cases, and: each function runs with the context of the thread that
@@ -287,6 +289,115 @@ static void it_fib_in_region(struct kunit *test, bool use_ctx)
 static void invoke_fib_isolated(struct kunit *test)
 {
 	it_fib_in_region(test, false);
+}
+
+/* ---- the slot lookup of the inline fast path ---- */
+
+/**
+ * struct it_lookup - one task that checks the lookups of its own worker
+ * @task: the task, spawned towards one CPU
+ * @pool: the pool it runs in; NULL for ws_system_pool
+ * @ran: it ran
+ * @on_cpu_slot: it ran on a CPU slot's worker kthread
+ * @invoke_slot: on a CPU slot, ws_parallel_invoke()'s lookup found that
+ *	slot's &ws_worker.inv (elsewhere: true)
+ * @owns: on a CPU slot, that slot's owner check passed; elsewhere, the
+ *	check of whatever slot the lookup found failed
+ * @current_worker: on a CPU slot, ws_pool_current() found that slot, and
+ *	its fast path could (the thread of the slot found is current;
+ *	elsewhere: true)
+ */
+struct it_lookup {
+	struct ws_task task;
+	struct ws_pool *pool;
+	bool ran;
+	bool on_cpu_slot;
+	bool invoke_slot;
+	bool owns;
+	bool current_worker;
+};
+
+static struct ws_task *it_lookup_fn(struct ws_task *task)
+{
+	struct it_lookup *l = container_of(task, struct it_lookup, task);
+	struct ws_pool *pool = l->pool ? l->pool : ws_system_pool;
+	struct ws_invoke_slot *slot = __ws_invoke_slot(l->pool);
+	struct ws_worker *self = ws_pool_current(pool);
+
+	l->ran = true;
+	l->on_cpu_slot = self && self->cpu < nr_cpu_ids;
+	if (l->on_cpu_slot) {
+		/*
+		 * A CPU slot's kthread is bound to its CPU: the index below
+		 * is ours, and what each lookup must have found by itself.
+		 */
+		struct ws_worker *mine = pool->workers[raw_smp_processor_id()];
+
+		l->invoke_slot = slot == &mine->inv;
+		l->owns = __ws_invoke_owns(slot);
+		l->current_worker = self == mine &&
+				    READ_ONCE(container_of(slot, struct ws_worker,
+							   inv)->thread) ==
+				    current;
+	} else {
+		/* A joined thread owns no CPU slot: the slow paths. */
+		l->invoke_slot = true;
+		l->owns = !__ws_invoke_owns(slot);
+		l->current_worker = true;
+	}
+	return NULL;
+}
+
+/*
+ * One task towards each online CPU of @pool: the lookups of the inline
+ * ws_parallel_invoke() and of ws_pool_current() find the slot of the CPU
+ * slot that runs them, and its owner check passes there (so a wrong
+ * per-CPU entry, which would only send every call out of line, fails
+ * here).  Return how many tasks ran on a CPU slot.
+ */
+static unsigned int it_lookup_run(struct kunit *test, struct ws_pool *pool)
+{
+	struct ws_pool *p = pool ? pool : ws_system_pool;
+	struct it_lookup *l;
+	struct ws_group group;
+	unsigned int cpu, on_cpu = 0;
+
+	l = kunit_kcalloc(test, nr_cpu_ids, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	/* The table itself: every possible CPU's entry is its CPU slot. */
+	for_each_possible_cpu(cpu)
+		KUNIT_EXPECT_PTR_EQ(test, *per_cpu_ptr(p->head.inv_slot, cpu),
+				    &p->workers[cpu]->inv);
+	/* The test thread is no worker: it owns no slot. */
+	KUNIT_EXPECT_FALSE(test, __ws_invoke_owns(__ws_invoke_slot(pool)));
+	ws_group_init(&group, pool);
+	for_each_online_cpu(cpu) {
+		l[cpu].pool = pool;
+		ws_task_init(&l[cpu].task, it_lookup_fn);
+		ws_spawn_on(&group, &l[cpu].task, cpu);
+	}
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	for_each_online_cpu(cpu) {
+		KUNIT_EXPECT_TRUE(test, l[cpu].ran);
+		KUNIT_EXPECT_TRUE(test, l[cpu].invoke_slot);
+		KUNIT_EXPECT_TRUE(test, l[cpu].owns);
+		KUNIT_EXPECT_TRUE(test, l[cpu].current_worker);
+		on_cpu += l[cpu].on_cpu_slot;
+	}
+	return on_cpu;
+}
+
+/* In a pool of its own and in ws_system_pool (the NULL pool). */
+static void invoke_finds_own_slot(struct kunit *test)
+{
+	/* Attributes: the test thread sleeps rather than joins. */
+	struct ws_pool_attrs attrs = { .max_workers = num_online_cpus() };
+	struct ws_pool *pool = ws_test_pool(test, "ws_it_slot", &attrs);
+
+	KUNIT_EXPECT_EQ(test, it_lookup_run(test, pool), num_online_cpus());
+	ws_test_pool_destroy(test, pool);
+	/* The test thread may join the system pool and run some itself. */
+	KUNIT_EXPECT_GT(test, it_lookup_run(test, NULL), 0U);
 }
 
 /* ---- the same with an explicit context ---- */
@@ -1436,6 +1547,7 @@ static struct kunit_case invoke_cases[] = {
 	KUNIT_CASE(invoke_fib_joined),
 	KUNIT_CASE(invoke_fib_outside),
 	KUNIT_CASE(invoke_fib_isolated),
+	KUNIT_CASE(invoke_finds_own_slot),
 	KUNIT_CASE(invoke_stolen),
 	KUNIT_CASE(invoke_private_published),
 	KUNIT_CASE(invoke_request_promotes),
