@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Record where a guest's vCPUs are, through QEMU's monitor.
 
-Usage: monitor-dump.py SOCKET OUTPUT DELAY
+Usage: monitor-dump.py SOCKET OUTPUT DELAY [quit]
 
 Sleeps DELAY seconds, then asks the HMP monitor listening on the UNIX
 socket SOCKET for "info cpus" and "info registers -a" and writes the answer
@@ -11,6 +11,8 @@ boot's timeout and kills it when QEMU exits first: a guest that stopped
 running user space (so that the stall watchdog of guest-init.sh never
 fired) still leaves its instruction pointers.  Exits 0 whatever happens:
 this is evidence for a failure already reported, never a failure itself.
+With "quit" it then stops QEMU (run.sh's boot watch, for a guest that hung
+before its /init printed anything).
 """
 
 import socket
@@ -34,10 +36,11 @@ def read_until_quiet(sock, quiet=2.0, limit=20.0):
 
 
 def main(argv):
-    if len(argv) != 3:
+    if len(argv) not in (3, 4) or (len(argv) == 4 and argv[3] != 'quit'):
         print(__doc__, file=sys.stderr)
         return 0
     path, output, delay = argv[0], argv[1], float(argv[2])
+    quit_after = len(argv) == 4
     time.sleep(delay)
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -45,6 +48,9 @@ def main(argv):
             text = read_until_quiet(sock)
             for cmd in (b'info cpus\n', b'info registers -a\n'):
                 sock.sendall(cmd)
+                text += read_until_quiet(sock)
+            if quit_after:
+                sock.sendall(b'quit\n')
                 text += read_until_quiet(sock)
     except OSError as e:
         text = f'monitor-dump: {path}: {e}\n'.encode()

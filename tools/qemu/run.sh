@@ -32,9 +32,10 @@
 # WSCHED_OUT (build outputs, default <repo>/.build), WSCHED_KMOD_SRC (the
 # core's source directory, default <repo>/kmod), WSCHED_STOCK_KVER,
 # WSCHED_STOCK_6_12_KVER, WSCHED_STOCK_6_12_RT_KVER,
-# WSCHED_DEBUG_TIMEOUT / WSCHED_STOCK_TIMEOUT (seconds), WSCHED_NUMA (NUMA
-# nodes of the guest, see lib.sh; stock boots 2), WSCHED_VERBOSE=1
-# (show the guest console while it runs).
+# WSCHED_DEBUG_TIMEOUT / WSCHED_STOCK_TIMEOUT (seconds), WSCHED_BOOT_GRACE
+# (seconds for /init's first line, default 300, else one more boot: see
+# boot_watch()), WSCHED_NUMA (NUMA nodes of the guest, see lib.sh; stock
+# boots 2), WSCHED_VERBOSE=1 (show the guest console while it runs).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -212,9 +213,45 @@ make_initramfs() {	# make_initramfs <stage>
 	(cd "$r" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$WSCHED_OUT/$stage/initramfs.cpio.gz"
 }
 
+# Boot a stage's guest; once more if it hung before its /init printed its
+# first line (see boot_once()).
 boot() {	# boot <stage> <bzImage> <mem> <timeout> <mode>
+	local dir=$WSCHED_OUT/$1
+	rm -f "$dir/console-boot-hang.log" "$dir/cpus-boot-hang.txt"
+	boot_once "$@"
+	[[ -e $dir/boot-hang ]] || return 0
+	mv "$dir/console.log" "$dir/console-boot-hang.log"
+	log "$1: no output of /init within ${WSCHED_BOOT_GRACE:-300} s: the kernel or QEMU hung before any wsched code ran (console-boot-hang.log, cpus-boot-hang.txt); booting once more"
+	boot_once "$@"
+	if [[ -e $dir/boot-hang ]]; then
+		host_check "$1" 1 boot "hung again before /init's first line"
+	fi
+}
+
+# A guest whose /init has not printed its first line ("[wsched-guest]
+# stage ...", after the mounts and the cgroup set-up, before any module is
+# loaded) within WSCHED_BOOT_GRACE seconds has hung in the kernel or in
+# QEMU with nothing of ours loaded (seen once, under TCG: two vCPUs
+# stopped at an address a third was apparently patching; README.md).
+# Record the vCPUs, stop QEMU and leave the boot-hang mark for boot().
+boot_watch() {	# boot_watch <dir> <monitor socket> <qemu pid>
+	local waited=0 grace=${WSCHED_BOOT_GRACE:-300}
+	while ((waited < grace)); do
+		sleep 5
+		waited=$((waited + 5))
+		kill -0 "$3" 2>/dev/null || return 0
+		grep -q '^\[wsched-guest\] stage ' "$1/console.log" 2>/dev/null && return 0
+	done
+	: >"$1/boot-hang"
+	"$RIG_DIR/monitor-dump.py" "$2" "$1/cpus-boot-hang.txt" 0 quit
+	# Without a monitor to quit through: timeout passes SIGTERM on.
+	sleep 5
+	kill "$3" 2>/dev/null || true
+}
+
+boot_once() {	# boot_once <stage> <bzImage> <mem> <timeout> <mode>
 	local stage=$1 dir=$WSCHED_OUT/$1 con
-	rm -f "$dir/console.log" "$dir/results.log"
+	rm -f "$dir/console.log" "$dir/results.log" "$dir/boot-hang"
 	: >"$dir/results.log"
 	if [[ $5 == demo || ${WSCHED_VERBOSE:-0} == 1 ]]; then
 		con="-chardev stdio,id=con,signal=off,logfile=$dir/console.log"
@@ -222,7 +259,7 @@ boot() {	# boot <stage> <bzImage> <mem> <timeout> <mode>
 		con="-chardev file,id=con,path=$dir/console.log"
 	fi
 	log "$stage: booting $2 (timeout $4 s; console: $dir/console.log)"
-	local start rc=0 dumper mon=$dir/monitor.sock nodes machine numa_arg=
+	local start rc=0 dumper qemu watcher mon=$dir/monitor.sock nodes machine numa_arg=
 	# The topology: 4 vCPUs, on NUMA nodes for some stages (lib.sh).
 	nodes=$(numa_nodes "$stage")
 	machine=$(qemu_numa_args "$nodes" "$3")
@@ -248,9 +285,14 @@ boot() {	# boot <stage> <bzImage> <mem> <timeout> <mode>
 		$con -serial chardev:con \
 		-chardev file,id=res,path="$dir/results.log" -serial chardev:res \
 		-append "console=ttyS0 panic=-1 oops=panic hung_task_panic=1 softlockup_panic=1 mitigations=off tsc=unstable printk.time=1 wsched.stage=$stage wsched.mode=$5$numa_arg${torture:+ wsched.torture=$torture}${WSCHED_TORTURE_ARGS:+ wsched.torture_args=$WSCHED_TORTURE_ARGS}" \
-		</dev/null || rc=$?
-	kill "$dumper" 2>/dev/null || true
+		</dev/null &
+	qemu=$!
+	boot_watch "$dir" "$mon" "$qemu" </dev/null >/dev/null 2>&1 &
+	watcher=$!
+	wait "$qemu" || rc=$?
+	kill "$dumper" "$watcher" 2>/dev/null || true
 	wait "$dumper" 2>/dev/null || true
+	wait "$watcher" 2>/dev/null || true
 	rm -f "$mon"
 	echo "$(($(date +%s) - start))" >"$dir/boot-seconds"
 	log "$stage: QEMU exited with $rc after $(cat "$dir/boot-seconds") s"
