@@ -858,7 +858,8 @@ EXPORT_SYMBOL_GPL(__ws_ctx_reclaim);
  * does) and calls nested %WS_INVOKE_FRAMES deep (both functions in
  * turn, with the caller's context); on any other slot (a thread that
  * joined, a user pool's worker, whose depth stays 0), every call: @right
- * goes onto the slot's deque at once.  Called by ws_ctx_invoke(); not for other callers.
+ * goes onto the slot's deque at once.  Called by ws_ctx_invoke(); not
+ * for other callers.
  *
  * Context: the thread @ctx was given to, in process context; may sleep.
  */

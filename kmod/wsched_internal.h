@@ -137,8 +137,8 @@ struct ws_invoke {
  * @inv: what the inline ws_parallel_invoke() reads and writes: the
  *	frames, @inv.isolation (the tag of the isolated region the owner is
  *	in, or 0: O) and @inv.owner (see struct ws_invoke_slot, in
- *	<linux/wsched.h>); a CPU slot's is its CPU's entry
- *	of the pool's &ws_pool_head.inv_slot.  Aligned to %WS_INVOKE_SLOT_ALIGN, as
+ *	<linux/wsched.h>); a CPU slot's is its CPU's entry of the pool's
+ *	&ws_pool_head.inv_slot.  Aligned to %WS_INVOKE_SLOT_ALIGN, as
  *	ws_ctx_invoke() needs (its frames come first): the slot is allocated
  *	with a power-of-two size, which kmalloc() aligns to that size
  *	(ws_worker_alloc())

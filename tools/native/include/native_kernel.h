@@ -664,7 +664,7 @@ struct task_struct *kthread_create_on_node(int (*fn)(void *data), void *data,
 #define kthread_create(fn, data, fmt, ...) \
 	kthread_create_on_node(fn, data, NUMA_NO_NODE, fmt, ##__VA_ARGS__)
 void kthread_bind(struct task_struct *t, unsigned int cpu);
-/* Unbound threads run anywhere here; kthread_stop() frees native tasks. */
+/* Unbound threads run anywhere here. */
 static inline int set_cpus_allowed_ptr(struct task_struct *p, const struct cpumask *m)
 { (void)p; (void)m; return 0; }
 /* As the kernel's: kthread_stop() drops the thread's own reference. */
