@@ -114,7 +114,8 @@ struct ws_group {
 /**
  * struct ws_pool_attrs - how a pool is set up
  * @cpumask: CPUs the pool may run on; NULL for every housekeeping CPU
- *	(isolcpus= and nohz_full= CPUs are left alone)
+ *	(CPUs that isolcpus= takes out of the scheduler domains are left
+ *	alone; nohz_full= alone does not)
  * @max_workers: most workers (so most tasks run at once); 0 for no limit
  * @nice: nice level of the worker threads
  *

@@ -371,8 +371,9 @@ struct wsched_setup {
  * Return: 0; or -1 with errno: the error of a refused graph (also in
  * @sq_error; the refused graph's entries are consumed and none of its
  * nodes runs), EBUSY (completions are held back: reap the CQ first),
- * EAGAIN (too many nodes in flight), EINTR, ETIME.  @submitted is
- * written in every case.
+ * EAGAIN (too many nodes in flight), EINTR, ETIME.  @submitted and
+ * @sq_error are written in every case but EFAULT and the EINVAL of a bad
+ * argument or a file without rings.
  */
 struct wsched_enter {
 	__u32 size;
