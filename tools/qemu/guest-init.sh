@@ -118,13 +118,13 @@ run_suspend_test() {
 	grep -qw mem /sys/power/state && state=mem
 	echo freezer >/sys/power/pm_test
 	ok=0
-	held=99
+	held=0
 	for i in 1 2 3; do
 		say "suspend $i ($state, pm_test freezer) while submitting"
 		t0=$(date +%s)
 		echo $state >/sys/power/state || ok=1
 		t=$(($(date +%s) - t0))
-		[ $t -lt $held ] && held=$t
+		[ $t -gt $held ] && held=$t
 		sleep 1
 	done
 	echo none >/sys/power/pm_test
@@ -142,13 +142,15 @@ run_suspend_test() {
 	check suspend_no_lost_task $? "$stats"
 	wait_ms=$(echo "$stats" | sed -n 's/.*max_wait_ms=\([0-9]*\).*/\1/p')
 	# pm_test holds the frozen state with mdelay(5000), which a badly
-	# calibrated delay loop under TCG can make much shorter: judge only
-	# when every suspend lasted long enough to tell.
+	# calibrated delay loop under TCG can make much shorter (3.2 s in two
+	# of three suspends on the debug kernel): judge when one suspend
+	# lasted long enough to tell.  The kthread submits all along, so one
+	# of its batches spans that suspend and must have waited it out.
 	if [ $held -ge 4 ]; then
 		[ "${wait_ms:-0}" -ge 3000 ]
 		check suspend_pools_frozen $? "no batch waited out the freeze: $stats"
 	else
-		skip suspend_pools_frozen "a suspend held tasks frozen only ${held} s (delay loop under TCG): $stats"
+		skip suspend_pools_frozen "no suspend held tasks frozen over ${held} s (delay loop under TCG): $stats"
 	fi
 	rmmod wsched_pm_test
 	check rmmod_pm_test $? "rmmod wsched_pm_test failed"
