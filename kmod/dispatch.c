@@ -30,9 +30,6 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(wsched_steal);
 EXPORT_TRACEPOINT_SYMBOL_GPL(wsched_sleep);
 EXPORT_TRACEPOINT_SYMBOL_GPL(wsched_wake);
 
-/* Every this many tasks a worker serves the FIFO queue before its deque. */
-#define WS_FIFO_PERIOD		64
-
 /* The join slot of @pool that the current thread owns, or NULL. */
 static struct ws_worker *ws_current_joined(struct ws_pool *pool)
 {
@@ -340,6 +337,10 @@ static void ws_lazy_done(struct ws_group *group)
  * tasks they take, see ws_task_claim()), which counts it done in its own
  * counter: no atomic operation either.
  */
+static __always_inline struct ws_task *
+ws_execute_finish(struct ws_worker *worker, struct ws_task *task,
+		  struct ws_group *group, bool lazy, struct ws_task *next);
+
 /* Inline in the dispatch loops: a call costs a TB lookup under TCG. */
 static __always_inline struct ws_task *
 ws_execute(struct ws_worker *worker, struct ws_task *task)
@@ -349,7 +350,7 @@ ws_execute(struct ws_worker *worker, struct ws_task *task)
 	unsigned long outer = worker->inv.isolation;
 	unsigned int from;
 	bool lazy = task->flags & WS_TASK_LAZY;
-	struct ws_task *next = NULL, *ready;
+	struct ws_task *next = NULL;
 
 	/* test_bit() inline: ws_group_cancelled() is an exported call. */
 	if (unlikely(test_bit(WS_GROUP_CANCELLED_BIT, &group->flags))) {
@@ -364,6 +365,20 @@ ws_execute(struct ws_worker *worker, struct ws_task *task)
 		ws_isolation_leave(worker, outer, from);
 		ws_stat_inc(pool, executed);
 	}
+	return ws_execute_finish(worker, task, group, lazy, next);
+}
+
+/*
+ * The end of ws_execute(), once @task of @group (lazily spawned if @lazy)
+ * has run and returned @next: release its successors, count it done
+ * unless @next takes its place.  Return the task to run next, or NULL.
+ */
+static __always_inline struct ws_task *
+ws_execute_finish(struct ws_worker *worker, struct ws_task *task,
+		  struct ws_group *group, bool lazy, struct ws_task *next)
+{
+	struct ws_pool *pool = worker->pool;
+	struct ws_task *ready;
 
 	ready = next == task ? NULL : ws_release_successors(worker, task);
 	if (next) {
@@ -611,9 +626,9 @@ static enum ws_scope ws_wait_scope(struct ws_worker *worker)
 {
 	unsigned long left = ws_stack_left();
 
-	if (worker->wait_depth >= WS_MAX_WAIT_DEPTH || left < THREAD_SIZE / 4)
+	if (worker->inv.wait_depth >= WS_MAX_WAIT_DEPTH || left < THREAD_SIZE / 4)
 		return WS_RUN_NOTHING;
-	if (worker->wait_depth >= WS_MAX_STEAL_DEPTH || left < THREAD_SIZE / 2)
+	if (worker->inv.wait_depth >= WS_MAX_STEAL_DEPTH || left < THREAD_SIZE / 2)
 		return WS_RUN_OWN;
 	return WS_RUN_ANY;
 }
@@ -657,7 +672,7 @@ ws_next_task(struct ws_worker *worker, struct ws_task *bypass,
 		return NULL;
 
 	/* FIFO tasks get a regular turn, so spawns cannot starve them. */
-	if (open && !(++worker->ticks % WS_FIFO_PERIOD)) {
+	if (open && !(++worker->inv.ticks % WS_FIFO_PERIOD)) {
 		task = ws_take_fifo(pool);
 		if (task)
 			return task;
@@ -909,7 +924,7 @@ ws_dispatch(struct ws_worker *worker, enum ws_scope scope,
 		 * Latent tasks we may not run here (isolated, or too deep):
 		 * publish them, as our heartbeat cannot while we sleep.
 		 */
-		if (READ_ONCE(worker->lat_bot) < worker->lat_top)
+		if (READ_ONCE(worker->inv.lat_bot) < worker->inv.lat_top)
 			ws_latent_stop(worker);
 		switch (policy.idle) {
 		case WS_IDLE_SLEEP:
@@ -1039,16 +1054,83 @@ int ws_worker_wait(struct ws_worker *worker, struct ws_group *group,
 	enum ws_scope scope = ws_wait_scope(worker);
 	enum ws_dispatch_end end;
 
-	worker->wait_depth++;
+	worker->inv.wait_depth++;
 	/* One copy of the loop, as in ws_worker_run(). */
 	end = ws_dispatch(worker, scope, ws_group_done_arg, group,
 			  (struct ws_dispatch_policy){
 				.idle = WS_IDLE_NAP,
 				.stop = killable ? WS_STOP_FATAL : WS_STOP_NONE,
 			  });
-	worker->wait_depth--;
+	worker->inv.wait_depth--;
 	return end == WS_END_SIGNAL ? -EINTR : 0;
 }
+
+/*
+ * Run @task, then whatever it returns, one wait deeper on @worker: what a
+ * wait's dispatch loop does with a task it took (a returned task runs
+ * next, by rule 1).
+ */
+static void ws_run_chain(struct ws_worker *worker, struct ws_task *task)
+{
+	worker->inv.wait_depth++;
+	while (task) {
+		task = ws_execute(worker, task);
+		cond_resched();
+	}
+	worker->inv.wait_depth--;
+}
+
+/**
+ * __ws_latent_run - run a latent task the inline wait popped, out of line
+ * @slot: the caller's slot
+ * @task: the task: its group is cancelled, or its execution is traced
+ *
+ * For the inline ws_group_wait() (__ws_wait_latent()).
+ */
+void __ws_latent_run(struct ws_invoke_slot *slot, struct ws_task *task)
+{
+	ws_run_chain(container_of(slot, struct ws_worker, inv), task);
+}
+EXPORT_SYMBOL_GPL(__ws_latent_run);
+
+/**
+ * __ws_latent_finish - finish a latent task the inline wait ran
+ * @slot: the caller's slot
+ * @task: the task, which ran
+ * @group: its group
+ * @next: what it returned
+ *
+ * For the inline ws_group_wait() (__ws_wait_latent()), when @task
+ * returned a task or has successors: the rest of ws_execute(), then the
+ * task to run next, as ws_run_chain().
+ */
+void __ws_latent_finish(struct ws_invoke_slot *slot, struct ws_task *task,
+			struct ws_group *group, struct ws_task *next)
+{
+	struct ws_worker *worker = container_of(slot, struct ws_worker, inv);
+
+	ws_run_chain(worker, ws_execute_finish(worker, task, group, true, next));
+}
+EXPORT_SYMBOL_GPL(__ws_latent_finish);
+
+/**
+ * __ws_latent_fifo_turn - the FIFO queue's turn in an inline wait
+ * @slot: the caller's slot
+ *
+ * For the inline ws_group_wait() (__ws_wait_latent()), every
+ * %WS_FIFO_PERIOD tasks it takes: run the oldest FIFO task, if the wait
+ * may run any task of the pool (as ws_next_task()); then cond_resched().
+ */
+void __ws_latent_fifo_turn(struct ws_invoke_slot *slot)
+{
+	struct ws_worker *worker = container_of(slot, struct ws_worker, inv);
+
+	if (ws_wait_scope(worker) == WS_RUN_ANY && !worker->inv.isolation)
+		ws_run_chain(worker, ws_take_fifo(worker->pool));
+	/* The inline wait only checks need_resched(): see there. */
+	cond_resched();
+}
+EXPORT_SYMBOL_GPL(__ws_latent_fifo_turn);
 
 static __always_inline bool __ws_help(struct ws_worker *worker,
 				      bool (*cond)(void *arg), void *arg,
@@ -1056,7 +1138,7 @@ static __always_inline bool __ws_help(struct ws_worker *worker,
 {
 	enum ws_scope scope = ws_wait_scope(worker);
 
-	worker->wait_depth++;
+	worker->inv.wait_depth++;
 	if (stop_on_signal)
 		ws_dispatch(worker, scope, cond, arg,
 			    (struct ws_dispatch_policy){
@@ -1068,7 +1150,7 @@ static __always_inline bool __ws_help(struct ws_worker *worker,
 			    (struct ws_dispatch_policy){
 				.idle = WS_IDLE_RETURN,
 			    });
-	worker->wait_depth--;
+	worker->inv.wait_depth--;
 	return cond(arg);
 }
 

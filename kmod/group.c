@@ -24,25 +24,22 @@ struct ws_dep {
 };
 
 /**
- * ws_group_init_flags - prepare an empty task group
- * @group: the group
- * @pool: the pool its tasks run in; NULL for ws_system_pool
- * @flags: 0 or %WS_GROUP_CANCEL_ON_ERROR
+ * __ws_group_owner - the slot of @pool the current thread owns, if any
+ * @pool: the pool
+ *
+ * For the inline ws_group_init_flags(), when the caller is not the owner
+ * of this CPU's slot: a thread that joined, a user pool's worker, or a
+ * thread that is not one of @pool's.
+ *
+ * Return: the slot's &ws_worker.inv, or NULL.
  */
-void ws_group_init_flags(struct ws_group *group, struct ws_pool *pool,
-			 unsigned long flags)
+struct ws_invoke_slot *__ws_group_owner(struct ws_pool *pool)
 {
-	atomic_set(&group->pending, 0);
-	group->error = 0;
-	group->flags = flags & WS_GROUP_CANCEL_ON_ERROR;
-	group->pool = pool ? pool : ws_system_pool;
-	group->done = NULL;
-	/* Set up on a thread of the pool: that thread's spawns are lazy. */
-	group->owner = ws_current_worker(group->pool);
-	group->lazy = 0;
-	atomic_set(&group->stolen, 0);
+	struct ws_worker *worker = ws_current_worker(pool);
+
+	return worker ? &worker->inv : NULL;
 }
-EXPORT_SYMBOL_GPL(ws_group_init_flags);
+EXPORT_SYMBOL_GPL(__ws_group_owner);
 
 /**
  * ws_group_cancel - cancel the tasks of a group that have not started
@@ -201,21 +198,13 @@ static __always_inline bool ws_task_arm(struct ws_group *group,
 }
 
 /**
- * ws_spawn - queue a task for execution in a group
- * @group: the group, set up with ws_group_init()
- * @task: the task, set up with ws_task_init(), not queued elsewhere
+ * __ws_spawn - ws_spawn() out of line
+ * @group: the group
+ * @task: the task
  *
- * From a worker of the group's pool the task goes to the bottom of the
- * worker's own deque, where the worker pops it or another worker steals
- * it; a ready task that the group's owner spawns on a CPU worker stays
- * private to it instead (latent) until its wait runs it or a promotion
- * (the heartbeat, a thief's request) publishes it (see
- * Documentation/design.rst, "Latent spawns").  From any other context
- * (another thread, an interrupt) it goes to the pool's injection queue.
- * A task with unfinished predecessors is queued by the last of them to
- * finish.  Never sleeps, never fails.
+ * Every case the inline ws_spawn() does not handle: see there.
  */
-void ws_spawn(struct ws_group *group, struct ws_task *task)
+void __ws_spawn(struct ws_group *group, struct ws_task *task)
 {
 	struct ws_pool *pool = group->pool;
 	struct ws_worker *worker = ws_current_worker(pool);
@@ -229,7 +218,7 @@ void ws_spawn(struct ws_group *group, struct ws_task *task)
 		 * counts it in the group (ws_task_claim()).  Acquire as in
 		 * ws_task_release_spawn_ref().
 		 */
-		if (group->owner == worker &&
+		if (group->owner == &worker->inv &&
 		    likely(atomic_read_acquire(&task->deps) == 1)) {
 			task->group = group;
 			task->flags = WS_TASK_LAZY;
@@ -258,7 +247,7 @@ void ws_spawn(struct ws_group *group, struct ws_task *task)
 	if (ws_task_arm(group, task))
 		ws_queue_ready(pool, worker, task);
 }
-EXPORT_SYMBOL_GPL(ws_spawn);
+EXPORT_SYMBOL_GPL(__ws_spawn);
 
 /*
  * Put @task, a latent task of ours taken from @lat, on our deque, or, if
@@ -304,10 +293,10 @@ static struct ws_task *ws_latent_take_oldest(struct ws_worker *worker)
 	unsigned int b;
 
 	local_irq_save(flags);
-	b = worker->lat_bot;
-	if (b < worker->lat_top) {
-		task = worker->lat[b];
-		WRITE_ONCE(worker->lat_bot, b + 1);
+	b = worker->inv.lat_bot;
+	if (b < worker->inv.lat_top) {
+		task = worker->inv.lat[b];
+		WRITE_ONCE(worker->inv.lat_bot, b + 1);
 	}
 	local_irq_restore(flags);
 	return task;
@@ -320,7 +309,7 @@ static void ws_latent_untake(struct ws_worker *worker)
 
 	/* Nothing moved the bottom since: only we and our heartbeat do. */
 	local_irq_save(flags);
-	WRITE_ONCE(worker->lat_bot, worker->lat_bot - 1);
+	WRITE_ONCE(worker->inv.lat_bot, worker->inv.lat_bot - 1);
 	local_irq_restore(flags);
 }
 
@@ -340,10 +329,10 @@ enum ws_latent_move {
 static enum ws_latent_move ws_latent_to_cell(struct ws_worker *worker)
 {
 	/* Ours: program order against the owner (see ws_latent_pop()). */
-	unsigned int b = READ_ONCE(worker->lat_bot);
+	unsigned int b = READ_ONCE(worker->inv.lat_bot);
 	struct ws_task *task;
 
-	if (b >= READ_ONCE(worker->lat_top))
+	if (b >= READ_ONCE(worker->inv.lat_top))
 		return WS_LATENT_NONE;
 	/*
 	 * Only the owner and its heartbeat store a task here (an invoke
@@ -352,8 +341,8 @@ static enum ws_latent_move ws_latent_to_cell(struct ws_worker *worker)
 	 */
 	if (READ_ONCE(worker->inv_cell))
 		return WS_LATENT_FULL;
-	task = READ_ONCE(worker->lat[b]);
-	WRITE_ONCE(worker->lat_bot, b + 1);
+	task = READ_ONCE(worker->inv.lat[b]);
+	WRITE_ONCE(worker->inv.lat_bot, b + 1);
 	WRITE_ONCE(worker->lat_cell, task);
 	/*
 	 * Release: the armed task (spawned by the owner, program order on
@@ -486,7 +475,7 @@ bool ws_latent_promote_parked(struct ws_worker *worker, unsigned int us)
 
 	/* No thread: hotplug stopped it and flushed its tasks. */
 	if (!owner) {
-		WRITE_ONCE(worker->hb_armed, false);
+		WRITE_ONCE(worker->inv.hb_armed, false);
 		return false;
 	}
 	raw_spin_lock(&owner->pi_lock);
@@ -501,7 +490,7 @@ bool ws_latent_promote_parked(struct ws_worker *worker, unsigned int us)
 		beat = false;
 	}
 	if (!beat)
-		WRITE_ONCE(worker->hb_armed, false);
+		WRITE_ONCE(worker->inv.hb_armed, false);
 	raw_spin_unlock(&owner->pi_lock);
 	/* After the unlock: a wake-up takes the woken thread's pi_lock. */
 	ws_latent_wake(worker, move);
@@ -544,15 +533,15 @@ struct ws_task *__ws_latent_take_cell(struct ws_worker *worker)
  */
 noinline void ws_latent_slow(struct ws_worker *worker)
 {
-	bool offer = READ_ONCE(worker->lat_req);
+	bool offer = READ_ONCE(worker->inv.lat_req);
 	struct ws_task *task;
 
-	if (!READ_ONCE(worker->hb_armed) && ws_heartbeat_start(worker))
+	if (!READ_ONCE(worker->inv.hb_armed) && ws_heartbeat_start(worker))
 		offer |= atomic_read(&worker->pool->nr_idle);
 	if (!offer)
 		return;
 	/* A hint; a thief sets it again if it still finds nothing. */
-	WRITE_ONCE(worker->lat_req, 0);
+	WRITE_ONCE(worker->inv.lat_req, 0);
 	task = ws_latent_take_oldest(worker);
 	if (task && !ws_latent_publish(worker, task)) {
 		unsigned long flags;
@@ -624,14 +613,15 @@ void ws_latent_flush(struct ws_worker *worker)
  */
 static void ws_latent_shared(struct ws_group *group)
 {
-	struct ws_worker *owner = group->owner;
+	struct ws_worker *owner = container_of(group->owner, struct ws_worker,
+					      inv);
 
 	if (!owner->latent || test_bit(WS_GROUP_SHARED_BIT, &group->flags))
 		return;
 	/* Atomic: ws_group_cancel() may set a bit of the same word. */
 	set_bit(WS_GROUP_SHARED_BIT, &group->flags);
 	/* A hint, as a thief's (see ws_latent_request()). */
-	WRITE_ONCE(owner->lat_req, 1);
+	WRITE_ONCE(owner->inv.lat_req, 1);
 }
 
 /**
@@ -646,9 +636,9 @@ static void ws_latent_shared(struct ws_group *group)
  */
 void ws_latent_request(struct ws_worker *victim)
 {
-	if (READ_ONCE(victim->lat_bot) < READ_ONCE(victim->lat_top) &&
-	    !READ_ONCE(victim->lat_req))
-		WRITE_ONCE(victim->lat_req, 1);
+	if (READ_ONCE(victim->inv.lat_bot) < READ_ONCE(victim->inv.lat_top) &&
+	    !READ_ONCE(victim->inv.lat_req))
+		WRITE_ONCE(victim->inv.lat_req, 1);
 }
 
 /**
@@ -818,7 +808,7 @@ static __always_inline int ws_wait(struct ws_group *group, bool killable)
 	int error = 0;
 
 	/* Not the owner: none of its tasks may stay latent (see above). */
-	if (group->owner && group->owner != worker)
+	if (group->owner && (!worker || group->owner != &worker->inv))
 		ws_latent_shared(group);
 	if (worker)
 		error = ws_worker_wait(worker, group, killable);
@@ -834,36 +824,19 @@ static __always_inline int ws_wait(struct ws_group *group, bool killable)
 }
 
 /**
- * ws_group_wait - wait until every task of a group has finished
+ * __ws_group_wait - ws_group_wait() out of line
  * @group: the group
  *
- * The caller runs tasks of the group's pool while it waits (its own deque
- * first, then mailed, queued, injected and stolen ones) until the group is
- * complete.  A thread that is not one of the pool's workers joins the
- * pool for the wait, in one of its %WS_MAX_JOINED join slots: tasks it
- * spawns meanwhile go to its own deque, where workers may steal them, and
- * the CPU time of the tasks it runs is its own.  With every join slot
- * taken, or in a pool created with attributes (a CPU mask, a worker limit
- * or a nice level, which only the pool's own workers keep), it sleeps
- * (TASK_IDLE) instead.  Nested waits stay within the
- * bounds of %WS_MAX_STEAL_DEPTH and %WS_MAX_WAIT_DEPTH, which keep them
- * within the kernel stack.
- *
- * The caller may run any task of the pool, so it must not hold a lock
- * that a task of the pool may take (or should wait inside ws_isolate()).
- *
- * When it returns, the group is empty and may be reused or freed, and the
- * writes of its tasks are visible to the caller.
+ * Every wait the inline ws_group_wait() does not finish: see there.
  *
  * Context: process context, may sleep.
- * Return: 0; the first error a task reported with ws_task_fail(); or
- * -ECANCELED if the group was cancelled and no task reported an error.
+ * Return: as ws_group_wait().
  */
-int ws_group_wait(struct ws_group *group)
+int __ws_group_wait(struct ws_group *group)
 {
 	return ws_wait(group, false);
 }
-EXPORT_SYMBOL_GPL(ws_group_wait);
+EXPORT_SYMBOL_GPL(__ws_group_wait);
 
 /**
  * ws_group_wait_killable - wait for a group unless the caller is killed

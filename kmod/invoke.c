@@ -55,7 +55,7 @@ static __always_inline void ws_invoke_arm(struct ws_worker *worker,
 	inv->task.group = &inv->group;
 	inv->task.flags = WS_TASK_LAZY;
 	ws_group_init_done(&inv->group, worker->pool, NULL);
-	inv->group.owner = worker;
+	inv->group.owner = &worker->inv;
 	inv->group.lazy = 1;
 }
 
@@ -167,7 +167,7 @@ noinline void ws_invoke_offer(struct ws_worker *worker)
  */
 static bool ws_heartbeat_wanted(struct ws_worker *worker)
 {
-	return READ_ONCE(worker->inv.request) || READ_ONCE(worker->lat_req) ||
+	return READ_ONCE(worker->inv.request) || READ_ONCE(worker->inv.lat_req) ||
 	       atomic_read(&worker->pool->nr_idle);
 }
 
@@ -191,7 +191,7 @@ static bool ws_heartbeat_unwanted(struct ws_worker *worker)
 
 	if (ws_heartbeat_wanted(worker))
 		return false;
-	latent = READ_ONCE(worker->lat_bot) < READ_ONCE(worker->lat_top);
+	latent = READ_ONCE(worker->inv.lat_bot) < READ_ONCE(worker->inv.lat_top);
 	if (latent)
 		WRITE_ONCE(worker->hb_dozing, true);
 	else
@@ -200,7 +200,7 @@ static bool ws_heartbeat_unwanted(struct ws_worker *worker)
 		 * of its CPU) before the flag; pairs with the acquire in
 		 * ws_heartbeat_kick_idle(), which then reads the depth.
 		 */
-		smp_store_release(&worker->hb_armed, false);
+		smp_store_release(&worker->inv.hb_armed, false);
 	/*
 	 * The flag before the second look at the requests and nr_idle;
 	 * pairs with the smp_mb() in ws_heartbeat_kick() between a thief's
@@ -215,7 +215,7 @@ static bool ws_heartbeat_unwanted(struct ws_worker *worker)
 	if (latent)
 		WRITE_ONCE(worker->hb_dozing, false);
 	else
-		WRITE_ONCE(worker->hb_armed, true);
+		WRITE_ONCE(worker->inv.hb_armed, true);
 	return false;
 }
 
@@ -249,7 +249,7 @@ static enum hrtimer_restart ws_heartbeat(struct hrtimer *timer)
 			 * Nothing to promote: stop until the owner arms us
 			 * again (it reads the flag on this CPU, after us).
 			 */
-			WRITE_ONCE(worker->hb_armed, false);
+			WRITE_ONCE(worker->inv.hb_armed, false);
 			return HRTIMER_NORESTART;
 		}
 		/* Stopped or dozing, the flags set: see there. */
@@ -288,7 +288,7 @@ static void ws_heartbeat_kicked(void *info)
 			hrtimer_start(&worker->hb_timer, 0,
 				      HRTIMER_MODE_REL_PINNED_HARD);
 		else
-			WRITE_ONCE(worker->hb_armed, false);
+			WRITE_ONCE(worker->inv.hb_armed, false);
 	} else {
 		ws_heartbeat_start(worker);
 	}
@@ -339,7 +339,7 @@ void ws_heartbeat_kick(struct ws_worker *victim)
 {
 	if (!victim->latent ||
 	    (!READ_ONCE(victim->inv.depth) &&
-	     READ_ONCE(victim->lat_bot) >= READ_ONCE(victim->lat_top)))
+	     READ_ONCE(victim->inv.lat_bot) >= READ_ONCE(victim->inv.lat_top)))
 		return;
 	/*
 	 * Our request (ws_invoke_request(), ws_latent_request()) before the
@@ -347,7 +347,7 @@ void ws_heartbeat_kick(struct ws_worker *victim)
 	 * ws_heartbeat_unwanted().
 	 */
 	smp_mb();
-	if ((READ_ONCE(victim->hb_armed) && !READ_ONCE(victim->hb_dozing)) ||
+	if ((READ_ONCE(victim->inv.hb_armed) && !READ_ONCE(victim->hb_dozing)) ||
 	    !READ_ONCE(ws_heartbeat_us))
 		return;
 	ws_heartbeat_send_kick(victim, false);
@@ -388,7 +388,7 @@ void ws_heartbeat_kick_idle(struct ws_pool *pool)
 		 * seen, the owner's depth at that stop is seen too.  A slot
 		 * out of its calls starts its heartbeat at its next one.
 		 */
-		if (!smp_load_acquire(&worker->hb_armed) &&
+		if (!smp_load_acquire(&worker->inv.hb_armed) &&
 		    READ_ONCE(worker->inv.depth))
 			ws_heartbeat_send_kick(worker, false);
 	}
@@ -458,7 +458,7 @@ void ws_heartbeat_stop(struct ws_worker *worker)
 		cpu_relax();
 	hrtimer_cancel(&worker->hb_timer);
 	/* No thread: nobody reads it until the next one starts. */
-	WRITE_ONCE(worker->hb_armed, false);
+	WRITE_ONCE(worker->inv.hb_armed, false);
 }
 
 /**
@@ -483,9 +483,9 @@ bool ws_heartbeat_start(struct ws_worker *worker)
 	 * callback has not returned yet, hrtimer_start() queues the timer
 	 * on the callback's CPU, and its HRTIMER_NORESTART leaves it queued.
 	 */
-	if (!us || READ_ONCE(worker->hb_armed))
+	if (!us || READ_ONCE(worker->inv.hb_armed))
 		return false;
-	WRITE_ONCE(worker->hb_armed, true);
+	WRITE_ONCE(worker->inv.hb_armed, true);
 	hrtimer_start(&worker->hb_timer, ws_heartbeat_interval(us),
 		      HRTIMER_MODE_REL_PINNED_HARD);
 	return true;

@@ -43,7 +43,7 @@ static struct ws_worker *ws_claim_slot(struct ws_pool *pool,
 		 */
 	} while (test_and_set_bit_lock(i, &pool->joined));
 	slot = pool->workers[pool->nr_cpus + i];
-	slot->wait_depth = 0;
+	slot->inv.wait_depth = 0;
 	slot->inv.isolation = 0;
 	slot->inv_iso_from = 0;
 	/* Released with none: every invoke that used them has returned. */

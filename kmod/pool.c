@@ -416,7 +416,7 @@ static void ws_pool_free(struct ws_pool *pool)
 	}
 	kfree(pool->workers);
 	free_percpu(pool->head.inv_slot);
-	free_percpu(pool->stats);
+	free_percpu(pool->head.stats);
 	free_cpumask_var(pool->cpumask);
 	kfree(pool);
 }
@@ -457,11 +457,11 @@ static int ws_pool_setup(struct ws_pool *pool, const char *name,
 	if (cpumask_empty(pool->cpumask))
 		return -EINVAL;
 
-	pool->stats = alloc_percpu(struct ws_cpu_stats);
+	pool->head.stats = alloc_percpu(struct ws_pool_stats);
 	pool->workers = kcalloc(pool->nr_slots, sizeof(*pool->workers),
 				GFP_KERNEL);
 	pool->head.inv_slot = alloc_percpu(struct ws_invoke_slot *);
-	if (!pool->stats || !pool->workers || !pool->head.inv_slot)
+	if (!pool->head.stats || !pool->workers || !pool->head.inv_slot)
 		return -ENOMEM;
 	/*
 	 * A worker for every CPU number below nr_cpu_ids, possible or not:
@@ -683,7 +683,7 @@ void ws_pool_read_stats(struct ws_pool *pool, struct ws_pool_stats *stats)
 	BUILD_BUG_ON(sizeof(*stats) % sizeof(u64));
 	memset(stats, 0, sizeof(*stats));
 	for_each_possible_cpu(cpu) {
-		const u64 *c = (const u64 *)&per_cpu_ptr(pool->stats, cpu)->c;
+		const u64 *c = (const u64 *)per_cpu_ptr(pool->head.stats, cpu);
 
 		/* Racy snapshot of counters other CPUs may be bumping. */
 		for (i = 0; i < nr; i++)

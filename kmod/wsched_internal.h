@@ -22,25 +22,8 @@
 /* Initial slots of a join slot's deque (it grows like any other). */
 #define WS_DEQUE_JOIN_SLOTS	32
 
-/*
- * Tasks a CPU slot keeps latent (ws_spawn() by a group's owner, see
- * ws_latent_push()): fib keeps about one per level of its recursion.
- */
-#define WS_LATENT_SLOTS		64
-
 /* Empty rounds a worker spins through before it goes to sleep. */
 #define WS_SPIN_ROUNDS		64
-
-/**
- * struct ws_cpu_stats - per-CPU event counters of a pool
- * @c: the counters, named as in struct ws_pool_stats
- *
- * Incremented with this_cpu_inc() by whatever thread causes the event;
- * read without synchronisation (a snapshot).
- */
-struct ws_cpu_stats {
-	struct ws_pool_stats c;
-};
 
 /*
  * Ownership of the fields below, as in kernel/workqueue.c:
@@ -151,8 +134,6 @@ struct ws_invoke {
  * @inv_tasks: where a promoted frame of @inv.frames is armed as a task,
  *	at the same index; %WS_INVOKE_FRAMES entries, allocated for a slot
  *	that is @latent, else NULL (I)
- * @wait_depth: how many ws_group_wait() calls are nested on the owner (O)
- * @ticks: tasks taken, to give the FIFO queue a regular turn (O)
  * @napping: the owner sleeps in wsched, on the idle list or napping in a
  *	wait, not in a task it runs (O: WRITE_ONCE(); READ_ONCE() by stuck
  *	waits counting the threads blocked in their tasks, a hint)
@@ -163,12 +144,8 @@ struct ws_invoke {
  *	CPU: its ws_parallel_invoke() frames stay private until promoted
  *	(by @hb_timer, a thief's request or a wait).  Other slots push
  *	every second call onto @deque at once (I)
- * @hb_armed: @hb_timer is queued or running, or dozes (O and its
- *	heartbeat interrupt, on the same CPU or while the owner is held off
- *	every CPU, see ws_latent_promote_parked(): WRITE_ONCE() and
- *	READ_ONCE())
  * @hb_dozing: @hb_timer stopped for want of thieves while the owner held
- *	latent tasks, with @hb_armed left set so that the owner's spawns do
+ *	latent tasks, with @inv.hb_armed left set so that the owner's spawns do
  *	not start it again; a kick does (ws_heartbeat_unwanted(); written
  *	by the heartbeat and the kick's callback, both interrupts of the
  *	owner's CPU, and ws_heartbeat_stop(); read locklessly by thieves:
@@ -188,21 +165,8 @@ struct ws_invoke {
  * @hb_kicking: @hb_kick is in flight (A: set with xchg() by the thief
  *	that sends it; cleared with release by its callback after its last
  *	access to the slot, or by the thief if it could not be sent)
- * @lat_top: latent tasks are @lat[@lat_bot .. @lat_top - 1], the oldest
- *	first (O; stored with WRITE_ONCE() for the heartbeat, which reads
- *	it while it interrupts the owner)
- * @lat_bot: the oldest latent task not yet promoted (the owner with
- *	interrupts off, or its heartbeat while it interrupts the owner or
- *	holds it off every CPU; WRITE_ONCE() and READ_ONCE())
- * @lat_req: a thief found nothing here while latent tasks were left: the
- *	owner promotes the oldest at its next spawn (A: set by thieves,
- *	cleared by the owner, unordered: a hint)
  * @lat_cell: the latent task last promoted to @inv_cell, so that the
  *	owner can take it back if no thief did (as @lat_bot)
- * @lat: the latent tasks: spawned by the owner into groups it owns,
- *	ready, counted only in the group's @lazy, run by the owner LIFO or
- *	promoted oldest first (see ws_latent_push() and design.rst,
- *	"Latent spawns")
  * @vtsk: the user worker thread of a CPU slot of a user pool, from its
  *	creation until it is stopped (U)
  * @ustate: whether a CPU slot of a user pool has a thread (U; its own
@@ -225,22 +189,15 @@ struct ws_worker {
 	unsigned int cpu;
 	u32 rand;
 	struct ws_victims __rcu *victims;
-	unsigned int wait_depth;
-	unsigned int ticks;
 	bool napping;
 	struct task_struct *compensator;
 	bool latent;
-	bool hb_armed;
 	bool hb_dozing;
 	struct ws_task *inv_cell;
 	struct hrtimer hb_timer;
 	call_single_data_t hb_kick;
 	unsigned int hb_kicking;
-	unsigned int lat_top;
-	unsigned int lat_bot;
-	unsigned int lat_req;
 	struct ws_task *lat_cell;
-	struct ws_task *lat[WS_LATENT_SLOTS];
 	struct ws_invoke_slot inv __aligned(WS_INVOKE_SLOT_ALIGN);
 	unsigned int inv_iso_from;
 	unsigned long inv_iso[WS_INVOKE_FRAMES];
@@ -288,7 +245,6 @@ struct ws_worker {
  * @topo_ready: the CPU slots' victims were built; from then on the CPU
  *	hotplug callbacks keep them up to date (H)
  * @list: link in the list of all pools (ws_pools_lock)
- * @stats: per-CPU event counters (this_cpu_inc() by whoever counts)
  * @cpuhp_node: instance of the pool in the CPU hotplug state
  * @debugfs_dir: the pool's debugfs directory (I)
  */
@@ -318,17 +274,13 @@ struct ws_pool {
 	bool topo_ready;
 	struct ws_uworkers *uw;
 	struct list_head list;
-	struct ws_cpu_stats __percpu *stats;
 	struct hlist_node cpuhp_node;
 	struct dentry *debugfs_dir;
 };
 
-#define ws_stat_inc(pool, field) this_cpu_inc((pool)->stats->c.field)
+#define ws_stat_inc(pool, field) this_cpu_inc((*(pool)->head.stats).field)
 
 extern bool ws_frozen;
-
-/* Private task state: spawned lazily, not counted in group->pending. */
-#define WS_TASK_LAZY		0x1U
 
 int ws_worker_thread(void *arg);
 void ws_worker_run(struct ws_worker *worker, bool once);
@@ -474,14 +426,6 @@ bool ws_should_split(struct ws_pool *pool);
  * spawning, waits) and join.c (join slots, compensation).
  */
 
-/* Private group state, above the caller's flags. */
-#define WS_GROUP_CANCELLED_BIT	8
-/* A thread other than the owner waits for the group: no latent spawns. */
-#define WS_GROUP_SHARED_BIT	9
-
-/* Marks a finished task's successor list: no edge may be added any more. */
-#define WS_DEPS_CLOSED		((struct ws_dep *)1UL)
-
 /* How a wait sleeps: out of the load average, and killable if asked. */
 #define WS_NAP_STATE		TASK_IDLE
 #define WS_NAP_KILLABLE		(TASK_IDLE | TASK_WAKEKILL)
@@ -547,7 +491,7 @@ static inline bool ws_heartbeat_may_stop(const struct ws_worker *worker,
 					 unsigned int us)
 {
 	return !us || (!READ_ONCE(worker->inv.depth) &&
-		       READ_ONCE(worker->lat_bot) >= READ_ONCE(worker->lat_top));
+		       READ_ONCE(worker->inv.lat_bot) >= READ_ONCE(worker->inv.lat_top));
 }
 
 /*
@@ -558,15 +502,15 @@ static __always_inline bool ws_latent_push(struct ws_worker *worker,
 					   struct ws_task *task)
 {
 	/* Ours: only we store it. */
-	unsigned int t = worker->lat_top;
+	unsigned int t = worker->inv.lat_top;
 
 	if (unlikely(t >= WS_LATENT_SLOTS))
 		return false;
 	/* Read by the heartbeat only below @lat_top, so not yet. */
-	WRITE_ONCE(worker->lat[t], task);
+	WRITE_ONCE(worker->inv.lat[t], task);
 	/* The entry before the top; for our heartbeat (see above). */
 	barrier();
-	WRITE_ONCE(worker->lat_top, t + 1);
+	WRITE_ONCE(worker->inv.lat_top, t + 1);
 	ws_stat_inc(worker->pool, spawned);
 	trace_wsched_spawn(worker->pool, task);
 	/*
@@ -574,46 +518,16 @@ static __always_inline bool ws_latent_push(struct ws_worker *worker,
 	 * dozing one is armed and stays stopped (ws_heartbeat_unwanted()).
 	 * Unordered, hints (see @lat_req and ws_heartbeat_start()).
 	 */
-	if (unlikely(!READ_ONCE(worker->hb_armed) ||
-		     READ_ONCE(worker->lat_req)))
+	if (unlikely(!READ_ONCE(worker->inv.hb_armed) ||
+		     READ_ONCE(worker->inv.lat_req)))
 		ws_latent_slow(worker);
 	return true;
 }
 
-/*
- * Take our youngest latent task, or NULL.  Against our heartbeat, which
- * takes the oldest, as the THE protocol against a thief, but on our own
- * CPU: a compiler barrier orders the store of the top before the load of
- * the bottom.
- */
+/* Take our youngest latent task, or NULL (see __ws_latent_pop()). */
 static __always_inline struct ws_task *ws_latent_pop(struct ws_worker *worker)
 {
-	unsigned int t = worker->lat_top;
-
-	if (likely(t <= READ_ONCE(worker->lat_bot))) {
-		/*
-		 * Empty: start again from the first entry.  The top first,
-		 * so that the heartbeat never sees an entry between.
-		 */
-		if (t) {
-			WRITE_ONCE(worker->lat_top, 0);
-			barrier();
-			WRITE_ONCE(worker->lat_bot, 0);
-		}
-		return NULL;
-	}
-	WRITE_ONCE(worker->lat_top, --t);
-	/* The top before the bottom; pairs with ws_latent_promote(). */
-	barrier();
-	if (unlikely(READ_ONCE(worker->lat_bot) > t)) {
-		/* The heartbeat promoted it meanwhile: now empty. */
-		WRITE_ONCE(worker->lat_top, 0);
-		barrier();
-		WRITE_ONCE(worker->lat_bot, 0);
-		return NULL;
-	}
-	ws_stat_inc(worker->pool, popped);
-	return worker->lat[t];
+	return __ws_latent_pop(&worker->inv, &worker->pool->head);
 }
 
 /* Take back the latent task we promoted to our cell, if no thief did. */

@@ -1493,9 +1493,9 @@ static void it_kick_left(void *arg)
 
 	k->owner = current;
 	/* Nobody idles or asks: the beats find no taker and stop. */
-	while (READ_ONCE(w->hb_armed) && time_before(jiffies, settle))
+	while (READ_ONCE(w->inv.hb_armed) && time_before(jiffies, settle))
 		cpu_relax();
-	k->stopped = !READ_ONCE(w->hb_armed);
+	k->stopped = !READ_ONCE(w->inv.hb_armed);
 	/* Our frame, the only one, is the oldest: private unless promoted. */
 	k->still_private = !READ_ONCE(w->inv.published);
 	ws_test_hold_release(&k->spin);

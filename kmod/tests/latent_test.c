@@ -614,8 +614,8 @@ static void lt_doze_body(struct lt_state *lt)
 	/* Nobody idles or asks: the beats find no taker and doze. */
 	while (!READ_ONCE(w->hb_dozing) && time_before(jiffies, settle))
 		cpu_relax();
-	lt->dozed = READ_ONCE(w->hb_dozing) && READ_ONCE(w->hb_armed);
-	lt->held = READ_ONCE(w->lat_top) - READ_ONCE(w->lat_bot);
+	lt->dozed = READ_ONCE(w->hb_dozing) && READ_ONCE(w->inv.hb_armed);
+	lt->held = READ_ONCE(w->inv.lat_top) - READ_ONCE(w->inv.lat_bot);
 	ws_test_hold_release(&lt->spin);
 	lt->met = lt_watch(lt, &lt->c1, 0, false, NULL, 0);
 	lt->ret = ws_group_wait(&lt->group);
@@ -656,6 +656,222 @@ static void latent_doze_kicked(struct kunit *test)
 	ws_test_pool_destroy(test, lt->pool);
 }
 
+/* ---- the inline wait: its out-of-line exits ---- */
+
+/**
+ * struct lt_inline - the tasks of the inline-wait cases
+ * @pool: a pool of one worker, with attributes: the test thread sleeps,
+ *	and only the owner runs anything
+ * @owner_latent: the owner's task ran on a slot that keeps spawns latent
+ * @seq: where each task below takes its turn number as it runs
+ * @bypass: returns @bypassed, which runs in its place
+ * @bypassed: never spawned: runs because @bypass returns it
+ * @pred: precedes @succ
+ * @succ: spawned ready for nothing until @pred has run
+ * @plain: a task with neither
+ * @cancelled: spawned into @cgroup, which is cancelled before its wait
+ * @order: the turn number each of the five took (0: it did not run)
+ * @runs: how many times each ran
+ * @cancels: how many times the cancel hook of @cancelled ran
+ * @cret: what the wait for @cgroup returned
+ * @ret: what the wait for the other group returned
+ * @fifo: enqueued (FIFO) by the owner before its spawns
+ * @fifo_seen: the leaves that ran after @fifo had run
+ * @leaves: the leaves run
+ */
+struct lt_inline {
+	struct ws_pool *pool;
+	bool owner_latent;
+	atomic_t seq;
+	struct ws_task bypass, bypassed, pred, succ, plain, cancelled;
+	int order[5];
+	atomic_t runs[5];
+	atomic_t cancels;
+	int cret;
+	int ret;
+	struct ws_task fifo;
+	int fifo_ran;
+	atomic_t fifo_seen;
+	atomic_t leaves;
+};
+
+static struct lt_inline *lt_inline_of;
+
+static void lt_inline_mark(struct ws_task *task)
+{
+	struct lt_inline *li = lt_inline_of;
+	struct ws_task *tasks[] = { &li->bypass, &li->bypassed, &li->pred,
+				    &li->succ, &li->plain };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(tasks); i++) {
+		if (tasks[i] != task)
+			continue;
+		atomic_inc(&li->runs[i]);
+		li->order[i] = atomic_inc_return(&li->seq);
+	}
+}
+
+static struct ws_task *lt_inline_fn(struct ws_task *task)
+{
+	lt_inline_mark(task);
+	if (task == &lt_inline_of->bypass)
+		return &lt_inline_of->bypassed;
+	return NULL;
+}
+
+static void lt_inline_cancel(struct ws_task *task)
+{
+	atomic_inc(&lt_inline_of->cancels);
+}
+
+static struct ws_task *lt_inline_root_fn(struct ws_task *task)
+{
+	struct lt_inline *li = lt_inline_of;
+	struct ws_worker *slot = ws_pool_current(li->pool);
+	struct ws_group group, cgroup;
+
+	li->owner_latent = slot && slot->latent;
+	ws_group_init(&group, li->pool);
+	ws_task_init(&li->bypass, lt_inline_fn);
+	ws_task_init(&li->bypassed, lt_inline_fn);
+	ws_task_init(&li->pred, lt_inline_fn);
+	ws_task_init(&li->succ, lt_inline_fn);
+	ws_task_init(&li->plain, lt_inline_fn);
+	if (ws_task_precede(&li->pred, &li->succ, GFP_KERNEL)) {
+		li->ret = -ENOMEM;
+		return NULL;
+	}
+	/* Youngest first: @plain, @bypass, then @pred releases @succ. */
+	ws_spawn(&group, &li->succ);
+	ws_spawn(&group, &li->pred);
+	ws_spawn(&group, &li->bypass);
+	ws_spawn(&group, &li->plain);
+	li->ret = ws_group_wait(&group);
+
+	ws_group_init(&cgroup, li->pool);
+	ws_task_init(&li->cancelled, lt_inline_fn);
+	ws_task_set_cancel(&li->cancelled, lt_inline_cancel);
+	ws_spawn(&cgroup, &li->cancelled);
+	ws_group_cancel(&cgroup);
+	li->cret = ws_group_wait(&cgroup);
+	return NULL;
+}
+
+static void lt_inline_run(struct kunit *test, struct lt_inline *li,
+			  ws_task_fn fn)
+{
+	struct ws_pool_attrs attrs = { .max_workers = 1 };
+	struct ws_group group;
+	struct ws_task root;
+
+	li->pool = ws_test_pool(test, "ws_latent_inline", &attrs);
+	lt_inline_of = li;
+	ws_task_init(&root, fn);
+	ws_group_init(&group, li->pool);
+	ws_spawn(&group, &root);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	ws_test_pool_destroy(test, li->pool);
+	lt_inline_of = NULL;
+}
+
+/*
+ * The owner's wait runs its latent tasks inline, and leaves that path for
+ * what it does not handle: a task that returns one (the returned one runs
+ * next), a task with a successor (released once it has run, after it),
+ * and a cancelled group (the cancel hook runs instead).  Every task runs
+ * once, in the order the rules give on a single worker.
+ */
+static void latent_inline_wait_exits(struct kunit *test)
+{
+	struct lt_inline *li = kunit_kzalloc(test, sizeof(*li), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, li);
+	lt_inline_run(test, li, lt_inline_root_fn);
+	KUNIT_EXPECT_TRUE(test, li->owner_latent);
+	KUNIT_EXPECT_EQ(test, li->ret, 0);
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&li->runs[i]), 1);
+	/* LIFO: @plain, @bypass and at once @bypassed, @pred, then @succ. */
+	KUNIT_EXPECT_EQ(test, li->order[4], 1);
+	KUNIT_EXPECT_EQ(test, li->order[0], 2);
+	KUNIT_EXPECT_EQ(test, li->order[1], 3);
+	KUNIT_EXPECT_EQ(test, li->order[2], 4);
+	KUNIT_EXPECT_EQ(test, li->order[3], 5);
+	KUNIT_EXPECT_EQ(test, li->cret, -ECANCELED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&li->cancels), 1);
+}
+
+static struct ws_task *lt_fifo_fn(struct ws_task *task)
+{
+	/* Pairs with smp_load_acquire() in lt_leaf_fn(). */
+	smp_store_release(&lt_inline_of->fifo_ran, 1);
+	return NULL;
+}
+
+static struct ws_task *lt_leaf_fn(struct ws_task *task)
+{
+	/* Pairs with smp_store_release() in lt_fifo_fn(). */
+	if (smp_load_acquire(&lt_inline_of->fifo_ran))
+		atomic_inc(&lt_inline_of->fifo_seen);
+	atomic_inc(&lt_inline_of->leaves);
+	return NULL;
+}
+
+#define LT_LEAVES	48
+#define LT_ROUNDS	8
+
+static struct ws_task *lt_fifo_root_fn(struct ws_task *task)
+{
+	struct lt_inline *li = lt_inline_of;
+	struct ws_task *leaves;
+	struct ws_group fgroup;
+	int r, i;
+
+	leaves = kcalloc(LT_LEAVES, sizeof(*leaves), GFP_KERNEL);
+	if (!leaves) {
+		li->ret = -ENOMEM;
+		return NULL;
+	}
+	ws_group_init(&fgroup, li->pool);
+	ws_task_init(&li->fifo, lt_fifo_fn);
+	ws_enqueue(&fgroup, &li->fifo);
+	for (r = 0; r < LT_ROUNDS; r++) {
+		struct ws_group group;
+
+		ws_group_init(&group, li->pool);
+		for (i = 0; i < LT_LEAVES; i++) {
+			ws_task_init(&leaves[i], lt_leaf_fn);
+			ws_spawn(&group, &leaves[i]);
+		}
+		if (ws_group_wait(&group))
+			li->ret = -EIO;
+	}
+	if (ws_group_wait(&fgroup))
+		li->ret = -EIO;
+	kfree(leaves);
+	return NULL;
+}
+
+/*
+ * A worker that only spawns and waits still serves the FIFO queue: on a
+ * pool of one worker, whose waits run the latent leaves inline, a task
+ * enqueued before 8 rounds of 48 leaves runs among them, at a FIFO turn
+ * of the inline wait (one per 64 tasks taken), not after them all.
+ */
+static void latent_inline_fifo_turn(struct kunit *test)
+{
+	struct lt_inline *li = kunit_kzalloc(test, sizeof(*li), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, li);
+	lt_inline_run(test, li, lt_fifo_root_fn);
+	KUNIT_EXPECT_EQ(test, li->ret, 0);
+	KUNIT_EXPECT_EQ(test, li->fifo_ran, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&li->leaves), LT_LEAVES * LT_ROUNDS);
+	KUNIT_EXPECT_GT(test, atomic_read(&li->fifo_seen), 0);
+}
+
 static struct kunit_case latent_cases[] = {
 	KUNIT_CASE(latent_stays_private),
 	KUNIT_CASE(latent_heartbeat_promotes),
@@ -666,6 +882,8 @@ static struct kunit_case latent_cases[] = {
 	KUNIT_CASE(latent_shared_wait),
 	KUNIT_CASE(latent_fib_fast_heartbeat),
 	KUNIT_CASE(latent_doze_kicked),
+	KUNIT_CASE(latent_inline_wait_exits),
+	KUNIT_CASE(latent_inline_fifo_turn),
 	{}
 };
 

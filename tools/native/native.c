@@ -23,6 +23,7 @@ struct cpumask native_cpu_possible_mask;
 struct cpumask native_cpu_self_mask[NR_CPUS];
 _Atomic long native_alloc_fail;
 _Thread_local struct task_struct *native_current;
+_Thread_local size_t native_pcpu_off;
 static _Thread_local struct task_struct native_self;
 static bool native_pin;
 
@@ -435,6 +436,8 @@ static void *native_kthread_main(void *arg)
 	pthread_attr_destroy(&attr);
 	/* A new kthread sleeps until its first wake_up_process(). */
 	schedule();
+	/* Bound by now, if at all (kthread_bind() precedes the wake-up). */
+	native_pcpu_off = (size_t)t->cpu * NATIVE_PCPU_STRIDE;
 	if (atomic_load(&t->should_stop))
 		t->result = -EINTR;
 	else

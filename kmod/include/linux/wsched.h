@@ -23,7 +23,9 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 #include <linux/smp.h>
+#include <linux/tracepoint-defs.h>
 #include <linux/types.h>
 
 struct ws_pool;
@@ -31,6 +33,7 @@ struct ws_group;
 struct ws_task;
 struct ws_dep;
 struct ws_worker;
+struct ws_invoke_slot;
 
 /*
  * ws_task_fn - body of a task (kernel-doc cannot parse this typedef).
@@ -87,8 +90,9 @@ struct ws_task {
  * @flags: %WS_GROUP_CANCEL_ON_ERROR and wsched's private state bits
  * @pool: the pool the group's tasks run in
  * @done: called when the last pending task finishes, or NULL
- * @owner: the pool thread that set the group up, or NULL; its spawns are
- *	lazy: counted in @lazy, not in @pending, unless they are stolen
+ * @owner: the slot of the pool thread that set the group up, or NULL;
+ *	that thread's spawns are lazy: counted in @lazy, not in @pending,
+ *	unless they are stolen
  * @lazy: tasks @owner spawned lazily and has not run itself; written by
  *	@owner only
  * @stolen: lazily spawned tasks that other threads took (and counted in
@@ -103,7 +107,7 @@ struct ws_group {
 	unsigned long flags;
 	struct ws_pool *pool;
 	void (*done)(struct ws_group *group);
-	struct ws_worker *owner;
+	struct ws_invoke_slot *owner;
 	unsigned int lazy;
 	atomic_t stolen;
 };
@@ -227,12 +231,14 @@ void ws_pool_destroy(struct ws_pool *pool);
 void ws_pool_read_stats(struct ws_pool *pool, struct ws_pool_stats *stats);
 unsigned int ws_pool_nr_workers(struct ws_pool *pool);
 
-void ws_group_init_flags(struct ws_group *group, struct ws_pool *pool,
-			 unsigned long flags);
-void ws_spawn(struct ws_group *group, struct ws_task *task);
+/* Inline, defined below with the state they need. */
+static inline void ws_group_init_flags(struct ws_group *group,
+				       struct ws_pool *pool,
+				       unsigned long flags);
+static inline void ws_spawn(struct ws_group *group, struct ws_task *task);
+static inline int ws_group_wait(struct ws_group *group);
 void ws_spawn_on(struct ws_group *group, struct ws_task *task, int cpu);
 void ws_enqueue(struct ws_group *group, struct ws_task *task);
-int ws_group_wait(struct ws_group *group);
 int ws_group_wait_killable(struct ws_group *group);
 void ws_group_cancel(struct ws_group *group);
 bool ws_group_cancelled(struct ws_group *group);
@@ -451,9 +457,29 @@ struct ws_invoke_frame {
 #define WS_INVOKE_SLOT_ALIGN	(2 * WS_INVOKE_FRAMES * \
 				 sizeof(struct ws_invoke_frame))
 
+/*
+ * WS_LATENT_SLOTS - tasks a CPU slot keeps latent (ws_spawn() by a
+ * group's owner): fib keeps about one per level of its recursion.
+ */
+#define WS_LATENT_SLOTS		64
+
+/* Private task state: spawned lazily, not counted in group->pending. */
+#define WS_TASK_LAZY		0x1U
+
+/* Private group state, above the caller's flags. */
+#define WS_GROUP_CANCELLED_BIT	8
+/* A thread other than the owner waits for the group: no latent spawns. */
+#define WS_GROUP_SHARED_BIT	9
+
+/* Marks a finished task's successor list: no edge may be added any more. */
+#define WS_DEPS_CLOSED		((struct ws_dep *)1UL)
+
+/* Every this many tasks a worker serves the FIFO queue before its deque. */
+#define WS_FIFO_PERIOD		64
+
 /**
  * struct ws_invoke_slot - the part of a pool's slot that the inline
- *	ws_parallel_invoke() uses
+ *	ws_parallel_invoke(), ws_spawn() and ws_group_wait() use
  * @frames: the second calls of the nested calls, oldest first (written by
  *	the owner; read by its heartbeat interrupt); first, at an address
  *	aligned to %WS_INVOKE_SLOT_ALIGN (the slot's container sees to it)
@@ -474,6 +500,26 @@ struct ws_invoke_frame {
  *	finds the tag of an older frame)
  * @is_ctx: for each entry of @frames, whether it is a ws_ctx_invoke() call
  *	(its @ctx_fn is set) rather than a ws_parallel_invoke() one (@fn)
+ * @lat_top: latent tasks are @lat[@lat_bot .. @lat_top - 1], the oldest
+ *	first (the owner's; stored with WRITE_ONCE() for the heartbeat,
+ *	which reads it while it interrupts the owner)
+ * @lat_bot: the oldest latent task not yet promoted (the owner with
+ *	interrupts off, or its heartbeat while it interrupts the owner or
+ *	holds it off every CPU; WRITE_ONCE() and READ_ONCE())
+ * @lat_req: a thief found nothing here while latent tasks were left: the
+ *	owner promotes the oldest at its next spawn (set by thieves, cleared
+ *	by the owner, unordered: a hint)
+ * @wait_depth: how many ws_group_wait() calls are nested on the owner
+ *	(the owner's only)
+ * @ticks: tasks taken, to give the FIFO queue a regular turn (the
+ *	owner's only)
+ * @hb_armed: the slot's heartbeat timer is queued or running, or dozes
+ *	(the owner and its heartbeat interrupt, on the same CPU or while
+ *	the owner is held off every CPU: WRITE_ONCE() and READ_ONCE())
+ * @lat: the latent tasks: spawned by the owner into groups it owns,
+ *	ready, counted only in the group's @lazy, run by the owner LIFO or
+ *	promoted oldest first (see Documentation/design.rst, "Latent
+ *	spawns")
  *
  * Embedded in every slot (struct ws_worker, kmod/wsched_internal.h);
  * private to wsched.  A promoted frame is armed as a task in storage of
@@ -487,6 +533,13 @@ struct ws_invoke_slot {
 	unsigned int request;
 	unsigned long isolation;
 	u8 is_ctx[WS_INVOKE_FRAMES];
+	unsigned int lat_top;
+	unsigned int lat_bot;
+	unsigned int lat_req;
+	unsigned int wait_depth;
+	unsigned int ticks;
+	bool hb_armed;
+	struct ws_task *lat[WS_LATENT_SLOTS];
 };
 
 /**
@@ -496,11 +549,15 @@ struct ws_invoke_slot {
  *	data rather than an array indexed by CPU number, so that a call
  *	finds its slot with one load of this CPU's entry, not three (the
  *	array, the CPU number, the entry).
+ * @stats: per-CPU event counters (this_cpu_inc() by whoever counts; read
+ *	without synchronisation, a snapshot)
  *
- * Private to wsched: what the inline ws_parallel_invoke() reads of a pool.
+ * Private to wsched: what the inline ws_parallel_invoke(), ws_spawn()
+ * and ws_group_wait() read of a pool.
  */
 struct ws_pool_head {
 	struct ws_invoke_slot *__percpu *inv_slot;
+	struct ws_pool_stats __percpu *stats;
 };
 
 void __ws_parallel_invoke(struct ws_pool *pool, ws_invoke_fn left,
@@ -714,6 +771,278 @@ static __always_inline void ws_parallel_invoke(struct ws_pool *pool,
 		__ws_invoke_private(slot, left, left_arg, right, right_arg);
 	else
 		__ws_parallel_invoke(pool, left, left_arg, right, right_arg);
+}
+
+/*
+ * ws_group_init_flags(), ws_spawn() and ws_group_wait() are inline too:
+ * on a worker that owns the group, a spawn keeps the task latent in the
+ * worker's slot with plain stores, and a wait runs the youngest latent
+ * tasks itself, with no call into wsched and no deque traffic (see
+ * Documentation/design.rst, "Latent spawns").  Everything else, and every
+ * case that needs more (a traced event, a cancelled group, a task that
+ * returns one, successors, a FIFO turn), goes out of line.
+ */
+DECLARE_TRACEPOINT(wsched_spawn);
+DECLARE_TRACEPOINT(wsched_execute);
+
+struct ws_invoke_slot *__ws_group_owner(struct ws_pool *pool);
+void __ws_spawn(struct ws_group *group, struct ws_task *task);
+int __ws_group_wait(struct ws_group *group);
+void __ws_latent_finish(struct ws_invoke_slot *slot, struct ws_task *task,
+			struct ws_group *group, struct ws_task *next);
+void __ws_latent_run(struct ws_invoke_slot *slot, struct ws_task *task);
+void __ws_latent_fifo_turn(struct ws_invoke_slot *slot);
+
+/**
+ * ws_group_init_flags - prepare an empty task group
+ * @group: the group
+ * @pool: the pool its tasks run in; NULL for ws_system_pool
+ * @flags: 0 or %WS_GROUP_CANCEL_ON_ERROR
+ *
+ * The thread that sets a group up owns it if it is a thread of @pool:
+ * its spawns into the group are lazy (see ws_spawn()).
+ */
+static __always_inline void ws_group_init_flags(struct ws_group *group,
+						struct ws_pool *pool,
+						unsigned long flags)
+{
+	struct ws_invoke_slot *slot;
+
+	if (!pool)
+		pool = READ_ONCE(ws_system_pool);
+	atomic_set(&group->pending, 0);
+	group->error = 0;
+	group->flags = flags & WS_GROUP_CANCEL_ON_ERROR;
+	group->pool = pool;
+	group->done = NULL;
+	group->lazy = 0;
+	atomic_set(&group->stolen, 0);
+	/* A CPU slot's owner inline; any other thread of the pool out of line. */
+	slot = __ws_invoke_slot(pool);
+	group->owner = __ws_invoke_owns(slot) ? slot : __ws_group_owner(pool);
+}
+
+/*
+ * Whether the owner of @slot, which owns @group, may keep @task latent
+ * inline: room left, no isolated region, nobody else waiting for the
+ * group, the heartbeat armed and no thief's request to answer (the out
+ * of line spawn starts one and answers the other), no tracing, and the
+ * task ready.  Acquire as in ws_task_release_spawn_ref() (kmod/group.c):
+ * pairs with the release of the last predecessor.
+ */
+static __always_inline bool __ws_latent_may_push(struct ws_invoke_slot *slot,
+						 struct ws_group *group,
+						 struct ws_task *task)
+{
+	return slot->lat_top < WS_LATENT_SLOTS && !slot->isolation &&
+	       READ_ONCE(slot->hb_armed) && !READ_ONCE(slot->lat_req) &&
+	       !test_bit(WS_GROUP_SHARED_BIT, &group->flags) &&
+	       !tracepoint_enabled(wsched_spawn) &&
+	       atomic_read_acquire(&task->deps) == 1;
+}
+
+/**
+ * ws_spawn - queue a task for execution in a group
+ * @group: the group, set up with ws_group_init()
+ * @task: the task, set up with ws_task_init(), not queued elsewhere
+ *
+ * From a worker of the group's pool the task goes to the bottom of the
+ * worker's own deque, where the worker pops it or another worker steals
+ * it; a ready task that the group's owner spawns on a CPU worker stays
+ * private to it instead (latent) until its wait runs it or a promotion
+ * (the heartbeat, a thief's request) publishes it (see
+ * Documentation/design.rst, "Latent spawns").  From any other context
+ * (another thread, an interrupt) it goes to the pool's injection queue.
+ * A task with unfinished predecessors is queued by the last of them to
+ * finish.  Never sleeps, never fails.
+ *
+ * Inline: a latent spawn is a few plain stores into the caller's slot;
+ * every other case is out of line.
+ */
+static __always_inline void ws_spawn(struct ws_group *group,
+				     struct ws_task *task)
+{
+	const struct ws_pool_head *head =
+		(const struct ws_pool_head *)group->pool;
+	struct ws_invoke_slot *slot = this_cpu_read(*head->inv_slot);
+	unsigned int top;
+
+	if (likely(group->owner == slot && __ws_invoke_owns(slot) &&
+		   __ws_latent_may_push(slot, group, task))) {
+		task->group = group;
+		task->flags = WS_TASK_LAZY;
+		task->isolation = 0;
+		/* Ours only; ws_group_done() reads it locklessly. */
+		WRITE_ONCE(group->lazy, group->lazy + 1);
+		top = slot->lat_top;
+		/* Read by our heartbeat only below @lat_top, so not yet. */
+		WRITE_ONCE(slot->lat[top], task);
+		/*
+		 * The task and its entry before the top: pairs with our
+		 * heartbeat interrupt, on this CPU, which reads the top,
+		 * then the entry (ws_latent_to_cell(), kmod/group.c).
+		 */
+		barrier();
+		WRITE_ONCE(slot->lat_top, top + 1);
+		this_cpu_inc(head->stats->spawned);
+		return;
+	}
+	__ws_spawn(group, task);
+}
+
+/*
+ * Take our youngest latent task, or NULL.  Against our heartbeat, which
+ * takes the oldest, as the THE protocol against a thief, but on our own
+ * CPU: a compiler barrier orders the store of the top before the load of
+ * the bottom.
+ */
+static __always_inline struct ws_task *
+__ws_latent_pop(struct ws_invoke_slot *slot, const struct ws_pool_head *head)
+{
+	unsigned int t = slot->lat_top;
+
+	if (likely(t <= READ_ONCE(slot->lat_bot))) {
+		/*
+		 * Empty: start again from the first entry.  The top first,
+		 * so that the heartbeat never sees an entry between.
+		 */
+		if (t) {
+			WRITE_ONCE(slot->lat_top, 0);
+			barrier();
+			WRITE_ONCE(slot->lat_bot, 0);
+		}
+		return NULL;
+	}
+	WRITE_ONCE(slot->lat_top, --t);
+	/* The top before the bottom; pairs with ws_latent_to_cell(). */
+	barrier();
+	if (unlikely(READ_ONCE(slot->lat_bot) > t)) {
+		/* The heartbeat promoted it meanwhile: now empty. */
+		WRITE_ONCE(slot->lat_top, 0);
+		barrier();
+		WRITE_ONCE(slot->lat_bot, 0);
+		return NULL;
+	}
+	this_cpu_inc(head->stats->popped);
+	return slot->lat[t];
+}
+
+/*
+ * The part of a wait that runs inline, on the owner of @slot and of
+ * @group: take latent tasks, youngest first, and run them until @group
+ * is complete or none is left.  As a task that a wait runs out of line,
+ * each runs one wait deeper, and only while a nested wait may run tasks
+ * at all: fewer than %WS_MAX_WAIT_DEPTH waits deep, with a quarter of the
+ * stack left, outside isolated regions (a latent task is never isolated).
+ * Every %WS_FIFO_PERIOD tasks taken, the FIFO queue gets its turn out of
+ * line.  Then the caller returns if @group is complete, else waits out of
+ * line.
+ */
+static __always_inline void __ws_wait_latent(struct ws_invoke_slot *slot,
+					     const struct ws_pool_head *head,
+					     struct ws_group *group)
+{
+	struct ws_task *task, *next;
+	struct ws_group *tg;
+
+	if (slot->wait_depth >= WS_MAX_WAIT_DEPTH || slot->isolation)
+		return;
+#ifndef CONFIG_STACK_GROWSUP
+	/* Constant across the loop: the tasks return to this frame. */
+	if ((unsigned long)__builtin_frame_address(0) -
+	    (unsigned long)task_stack_page(current) < THREAD_SIZE / 4)
+		return;
+#endif
+	while (!ws_group_done(group)) {
+		if (unlikely(!(++slot->ticks % WS_FIFO_PERIOD)))
+			__ws_latent_fifo_turn(slot);
+		task = __ws_latent_pop(slot, head);
+		if (!task)
+			return;
+		tg = task->group;
+		if (unlikely(test_bit(WS_GROUP_CANCELLED_BIT, &tg->flags) ||
+			     tracepoint_enabled(wsched_execute))) {
+			__ws_latent_run(slot, task);
+			continue;
+		}
+		slot->wait_depth++;
+		next = task->fn(task);
+		slot->wait_depth--;
+		this_cpu_inc(head->stats->executed);
+		/*
+		 * Close the successor list: fully ordered, pairs with
+		 * try_cmpxchg() in ws_task_precede(), as out of line.  A
+		 * returned task, or edges to release, go out of line.
+		 */
+		if (unlikely(next) ||
+		    unlikely(cmpxchg(&task->successors, NULL, WS_DEPS_CLOSED)))
+			__ws_latent_finish(slot, task, tg, next);
+		else
+			/*
+			 * Release pairs with the acquire of @lazy in
+			 * ws_group_done(): a waiter that sees the count
+			 * drop sees the task's writes.
+			 */
+			smp_store_release(&tg->lazy, tg->lazy - 1);
+		/*
+		 * As a wait's loop out of line, where cond_resched() runs
+		 * after each task: its check inline, and the whole of it at
+		 * each FIFO turn (what it does beyond rescheduling, such as
+		 * reporting to RCU, can wait that long).
+		 */
+		if (unlikely(need_resched()))
+			cond_resched();
+	}
+}
+
+/**
+ * ws_group_wait - wait until every task of a group has finished
+ * @group: the group
+ *
+ * The caller runs tasks of the group's pool while it waits (its own deque
+ * first, then mailed, queued, injected and stolen ones) until the group is
+ * complete.  A thread that is not one of the pool's workers joins the
+ * pool for the wait, in one of its %WS_MAX_JOINED join slots: tasks it
+ * spawns meanwhile go to its own deque, where workers may steal them, and
+ * the CPU time of the tasks it runs is its own.  With every join slot
+ * taken, or in a pool created with attributes (a CPU mask, a worker limit
+ * or a nice level, which only the pool's own workers keep), it sleeps
+ * (TASK_IDLE) instead.  Nested waits stay within the
+ * bounds of %WS_MAX_STEAL_DEPTH and %WS_MAX_WAIT_DEPTH, which keep them
+ * within the kernel stack.
+ *
+ * The caller may run any task of the pool, so it must not hold a lock
+ * that a task of the pool may take (or should wait inside ws_isolate()).
+ *
+ * When it returns, the group is empty and may be reused or freed, and the
+ * writes of its tasks are visible to the caller.
+ *
+ * Inline: the group's owner on a CPU worker runs its latent tasks itself
+ * and returns without a call into wsched if that completes the group.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; the first error a task reported with ws_task_fail(); or
+ * -ECANCELED if the group was cancelled and no task reported an error.
+ */
+static __always_inline int ws_group_wait(struct ws_group *group)
+{
+	const struct ws_pool_head *head =
+		(const struct ws_pool_head *)group->pool;
+	struct ws_invoke_slot *slot = this_cpu_read(*head->inv_slot);
+	int error;
+
+	if (likely(group->owner == slot && __ws_invoke_owns(slot))) {
+		__ws_wait_latent(slot, head, group);
+		/* Acquire: the tasks' writes are visible (ws_group_done()). */
+		if (likely(ws_group_done(group))) {
+			error = READ_ONCE(group->error);
+			if (unlikely(error))
+				return error;
+			return test_bit(WS_GROUP_CANCELLED_BIT, &group->flags) ?
+			       -ECANCELED : 0;
+		}
+	}
+	return __ws_group_wait(group);
 }
 
 /*

@@ -531,7 +531,14 @@ static inline void free_percpu(void *p) { free(p); }
 static inline unsigned int native_smp_processor_id(void);
 #define smp_processor_id()	native_smp_processor_id()
 #define raw_smp_processor_id()	native_smp_processor_id()
-#define this_cpu_ptr(p)		per_cpu_ptr(p, smp_processor_id())
+/*
+ * The calling thread's per-CPU offset, kept in a thread-local variable
+ * (native.c) as the kernel keeps it in a segment register: the "CPU" of a
+ * kthread is fixed before it first runs (kthread_bind()), and every other
+ * thread uses slot 0, as smp_processor_id() says.
+ */
+extern _Thread_local size_t native_pcpu_off;
+#define this_cpu_ptr(p)		((__typeof__(p))((char *)(p) + native_pcpu_off))
 #define this_cpu_add(x, v) do {						\
 	__typeof__(&(x)) __p = this_cpu_ptr(&(x));				\
 	__atomic_store_n(__p, __atomic_load_n(__p, __ATOMIC_RELAXED) + (v),	\
@@ -653,6 +660,8 @@ long schedule_timeout(long timeout);
 long schedule_timeout_idle(long timeout);
 int wake_up_process(struct task_struct *p);
 static inline void cond_resched(void) { }
+/* Threads here are preempted by the host: nothing ever waits for a resched. */
+static inline bool need_resched(void) { return false; }
 static inline void set_freezable(void) { }
 static inline bool try_to_freeze(void) { return false; }
 static inline bool freezing(struct task_struct *p) { (void)p; return false; }
