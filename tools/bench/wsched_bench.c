@@ -339,6 +339,23 @@ static bool bench_selected(const char *name)
 	return false;
 }
 
+/*
+ * Each recursion's functions go to a section of their own that starts on
+ * a page (BENCH_HOT() on each function, BENCH_PAGE_SECTION() once; GCC
+ * emits top-level asm before the functions, so the alignment comes first
+ * and pads nothing).  Under QEMU TCG, jumps within a page chain from one
+ * translated block to the next, while a function that straddles a page
+ * boundary, or a call to another page, goes through a lookup: where the
+ * compiler happened to place a recursion moved its time by a third
+ * (uts_ctx_t1 44 ms with uts_ctx_call() and uts_ctx_node() on one page,
+ * 51 on two, 58 with uts_ctx_node() across a boundary, for the same
+ * wsched), so that a change elsewhere in the file could move a row.
+ */
+#define BENCH_HOT(name)		__section(".text.wsbench_" #name)
+#define BENCH_PAGE_SECTION(name)					\
+	asm(".pushsection .text.wsbench_" #name ",\"ax\",@progbits\n\t" \
+	    ".p2align 12\n\t.popsection")
+
 /* ---- fib: one task per call, no cutoff ---------------------------- */
 
 struct fib_frame {
@@ -359,7 +376,9 @@ static void fib_node(struct fib_frame *f);
  * splits into a small function with the leaf test (inlined where it is
  * called directly) and a noinline one for the node with children.
  */
-static void fib_call(struct fib_frame *f)
+BENCH_PAGE_SECTION(fib);
+
+static BENCH_HOT(fib) void fib_call(struct fib_frame *f)
 {
 	if (f->n < 2)
 		f->result = f->n;
@@ -367,13 +386,13 @@ static void fib_call(struct fib_frame *f)
 		fib_node(f);
 }
 
-static struct ws_task *fib_task_fn(struct ws_task *task)
+static BENCH_HOT(fib) struct ws_task *fib_task_fn(struct ws_task *task)
 {
 	fib_call(container_of(task, struct fib_frame, task));
 	return NULL;
 }
 
-static noinline void fib_node(struct fib_frame *f)
+static BENCH_HOT(fib) noinline void fib_node(struct fib_frame *f)
 {
 	/*
 	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO, which Debian's kernels
@@ -399,7 +418,9 @@ static noinline void fib_node(struct fib_frame *f)
 	f->result = kid[0].result + kid[1].result;
 }
 
-static noinline u64 fib_rec(unsigned int n)
+BENCH_PAGE_SECTION(fib_serial);
+
+static BENCH_HOT(fib_serial) noinline u64 fib_rec(unsigned int n)
 {
 	return n < 2 ? n : fib_rec(n - 1) + fib_rec(n - 2);
 }
@@ -465,7 +486,9 @@ struct fib_inv {
 static void fib_inv_node(struct fib_inv *f);
 
 /* The leaf test, then the node, as in fib_call(). */
-static void fib_inv_call(void *arg)
+BENCH_PAGE_SECTION(fib_inv);
+
+static BENCH_HOT(fib_inv) void fib_inv_call(void *arg)
 {
 	struct fib_inv *f = arg;
 
@@ -475,7 +498,7 @@ static void fib_inv_call(void *arg)
 		fib_inv_node(f);
 }
 
-static noinline void fib_inv_node(struct fib_inv *f)
+static BENCH_HOT(fib_inv) noinline void fib_inv_node(struct fib_inv *f)
 {
 	/* Not zeroed, as in fib_node(). */
 	struct fib_inv kid[2] __uninitialized;
@@ -497,7 +520,7 @@ struct fib_inv_root {
 	struct fib_inv f;
 };
 
-static struct ws_task *fib_inv_task_fn(struct ws_task *task)
+static BENCH_HOT(fib_inv) struct ws_task *fib_inv_task_fn(struct ws_task *task)
 {
 	fib_inv_call(&container_of(task, struct fib_inv_root, task)->f);
 	return NULL;
@@ -533,7 +556,9 @@ static u64 fib_inv_pool_run(void *arg)
 static void fib_ctx_node(struct ws_ctx *ctx, struct fib_inv *f);
 
 /* The leaf test, then the node, as in fib_call(). */
-static void fib_ctx_call(struct ws_ctx *ctx, void *arg)
+BENCH_PAGE_SECTION(fib_ctx);
+
+static BENCH_HOT(fib_ctx) void fib_ctx_call(struct ws_ctx *ctx, void *arg)
 {
 	struct fib_inv *f = arg;
 
@@ -543,7 +568,8 @@ static void fib_ctx_call(struct ws_ctx *ctx, void *arg)
 		fib_ctx_node(ctx, f);
 }
 
-static noinline void fib_ctx_node(struct ws_ctx *ctx, struct fib_inv *f)
+static BENCH_HOT(fib_ctx) noinline void fib_ctx_node(struct ws_ctx *ctx,
+						 struct fib_inv *f)
 {
 	/* Not zeroed, as in fib_node(). */
 	struct fib_inv kid[2] __uninitialized;
@@ -554,7 +580,7 @@ static noinline void fib_ctx_node(struct ws_ctx *ctx, struct fib_inv *f)
 	f->result = kid[0].result + kid[1].result;
 }
 
-static struct ws_task *fib_ctx_task_fn(struct ws_task *task)
+static BENCH_HOT(fib_ctx) struct ws_task *fib_ctx_task_fn(struct ws_task *task)
 {
 	struct fib_inv *f = &container_of(task, struct fib_inv_root, task)->f;
 
@@ -1004,7 +1030,10 @@ struct nq_frame {
 	u64 count;
 };
 
-static u64 nq_rec(unsigned int n, u32 row, u32 cols, u32 d1, u32 d2)
+BENCH_PAGE_SECTION(nq_serial);
+
+static BENCH_HOT(nq_serial) u64 nq_rec(unsigned int n, u32 row, u32 cols,
+				       u32 d1, u32 d2)
 {
 	u32 all = (1U << n) - 1, avail, bit;
 	u64 count = 0;
@@ -1024,7 +1053,9 @@ static u64 nq_rec(unsigned int n, u32 row, u32 cols, u32 d1, u32 d2)
 static void nq_node(struct nq_frame *f);
 
 /* The leaf test, then the node, as in fib_call(). */
-static void nq_call(struct nq_frame *f)
+BENCH_PAGE_SECTION(nq);
+
+static BENCH_HOT(nq) void nq_call(struct nq_frame *f)
 {
 	if (f->row == nq_n)
 		f->count = 1;
@@ -1032,13 +1063,13 @@ static void nq_call(struct nq_frame *f)
 		nq_node(f);
 }
 
-static struct ws_task *nq_task_fn(struct ws_task *task)
+static BENCH_HOT(nq) struct ws_task *nq_task_fn(struct ws_task *task)
 {
 	nq_call(container_of(task, struct nq_frame, task));
 	return NULL;
 }
 
-static noinline void nq_node(struct nq_frame *f)
+static BENCH_HOT(nq) noinline void nq_node(struct nq_frame *f)
 {
 	/* Not zeroed, as in fib_node(). */
 	struct nq_frame kid[NQ_MAX] __uninitialized;
@@ -1141,7 +1172,9 @@ static __always_inline void nq_halves(struct nq_inv *f, u32 set,
 static void nq_inv_node(struct nq_inv *f, u32 set);
 
 /* The leaf test, then the node, as in fib_call(). */
-static void nq_inv_call(void *arg)
+BENCH_PAGE_SECTION(nq_inv);
+
+static BENCH_HOT(nq_inv) void nq_inv_call(void *arg)
 {
 	struct nq_inv *f = arg;
 	u32 set = nq_descend(f);
@@ -1150,7 +1183,7 @@ static void nq_inv_call(void *arg)
 		nq_inv_node(f, set);
 }
 
-static noinline void nq_inv_node(struct nq_inv *f, u32 set)
+static BENCH_HOT(nq_inv) noinline void nq_inv_node(struct nq_inv *f, u32 set)
 {
 	/*
 	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO (a rep stos at every call,
@@ -1166,7 +1199,9 @@ static noinline void nq_inv_node(struct nq_inv *f, u32 set)
 /* The same with the explicit context. */
 static void nq_ctx_node(struct ws_ctx *ctx, struct nq_inv *f, u32 set);
 
-static void nq_ctx_call(struct ws_ctx *ctx, void *arg)
+BENCH_PAGE_SECTION(nq_ctx);
+
+static BENCH_HOT(nq_ctx) void nq_ctx_call(struct ws_ctx *ctx, void *arg)
 {
 	struct nq_inv *f = arg;
 	u32 set = nq_descend(f);
@@ -1175,8 +1210,8 @@ static void nq_ctx_call(struct ws_ctx *ctx, void *arg)
 		nq_ctx_node(ctx, f, set);
 }
 
-static noinline void nq_ctx_node(struct ws_ctx *ctx, struct nq_inv *f,
-				 u32 set)
+static BENCH_HOT(nq_ctx) noinline void nq_ctx_node(struct ws_ctx *ctx,
+						   struct nq_inv *f, u32 set)
 {
 	/* As in nq_inv_node(). */
 	struct nq_inv kid __uninitialized;
@@ -1435,7 +1470,9 @@ static u32 uts_kids(u32 h, u32 depth)
 	return k;
 }
 
-static u64 uts_rec(u32 h, u32 depth)
+BENCH_PAGE_SECTION(uts_serial);
+
+static BENCH_HOT(uts_serial) u64 uts_rec(u32 h, u32 depth)
 {
 	u32 i, k = uts_kids(h, depth);
 	u64 nodes = 1;
@@ -1455,7 +1492,9 @@ struct uts_frame {
 static void uts_node(struct uts_frame *f, u32 k);
 
 /* The leaf test, then the node, as in fib_call(). */
-static void uts_call(struct uts_frame *f)
+BENCH_PAGE_SECTION(uts);
+
+static BENCH_HOT(uts) void uts_call(struct uts_frame *f)
 {
 	u32 k = uts_kids(f->hash, f->depth);
 
@@ -1465,14 +1504,14 @@ static void uts_call(struct uts_frame *f)
 		f->nodes = 1;
 }
 
-static struct ws_task *uts_task_fn(struct ws_task *task)
+static BENCH_HOT(uts) struct ws_task *uts_task_fn(struct ws_task *task)
 {
 	uts_call(container_of(task, struct uts_frame, task));
 	return NULL;
 }
 
 /* The node @f, with @k children. */
-static noinline void uts_node(struct uts_frame *f, u32 k)
+static BENCH_HOT(uts) noinline void uts_node(struct uts_frame *f, u32 k)
 {
 	/* Not zeroed, as in fib_node(). */
 	struct uts_frame kid[UTS_MAX_KIDS] __uninitialized;
@@ -1562,7 +1601,9 @@ static __always_inline void uts_halves(struct uts_inv *f, struct uts_inv *kid)
 static void uts_inv_node(struct uts_inv *f, u64 nodes);
 
 /* The leaf test, then the node, as in fib_call(). */
-static void uts_inv_call(void *arg)
+BENCH_PAGE_SECTION(uts_inv);
+
+static BENCH_HOT(uts_inv) void uts_inv_call(void *arg)
 {
 	struct uts_inv *f = arg;
 	u64 nodes = uts_descend(f);
@@ -1573,7 +1614,8 @@ static void uts_inv_call(void *arg)
 		uts_inv_node(f, nodes);
 }
 
-static noinline void uts_inv_node(struct uts_inv *f, u64 nodes)
+static BENCH_HOT(uts_inv) noinline void uts_inv_node(struct uts_inv *f,
+						    u64 nodes)
 {
 	/*
 	 * Not zeroed by CONFIG_INIT_STACK_ALL_ZERO (a rep stos at every call,
@@ -1589,7 +1631,9 @@ static noinline void uts_inv_node(struct uts_inv *f, u64 nodes)
 /* The same with the explicit context. */
 static void uts_ctx_node(struct ws_ctx *ctx, struct uts_inv *f, u64 nodes);
 
-static void uts_ctx_call(struct ws_ctx *ctx, void *arg)
+BENCH_PAGE_SECTION(uts_ctx);
+
+static BENCH_HOT(uts_ctx) void uts_ctx_call(struct ws_ctx *ctx, void *arg)
 {
 	struct uts_inv *f = arg;
 	u64 nodes = uts_descend(f);
@@ -1600,8 +1644,9 @@ static void uts_ctx_call(struct ws_ctx *ctx, void *arg)
 		uts_ctx_node(ctx, f, nodes);
 }
 
-static noinline void uts_ctx_node(struct ws_ctx *ctx, struct uts_inv *f,
-				  u64 nodes)
+static BENCH_HOT(uts_ctx) noinline void uts_ctx_node(struct ws_ctx *ctx,
+						    struct uts_inv *f,
+						    u64 nodes)
 {
 	/* As in uts_inv_node(). */
 	struct uts_inv kid __uninitialized;
