@@ -555,6 +555,16 @@ noinline void ws_latent_slow(struct ws_worker *worker)
 }
 
 /**
+ * __ws_latent_slow - ws_latent_slow() for the inline ws_spawn()
+ * @slot: the caller's slot, which just kept a task latent inline
+ */
+void __ws_latent_slow(struct ws_invoke_slot *slot)
+{
+	ws_latent_slow(container_of(slot, struct ws_worker, inv));
+}
+EXPORT_SYMBOL_GPL(__ws_latent_slow);
+
+/**
  * ws_latent_stop - the owner stops running tasks with latent ones left
  * @worker: the caller's slot
  *

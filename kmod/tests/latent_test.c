@@ -676,6 +676,7 @@ static void latent_doze_kicked(struct kunit *test)
  * @cret: what the wait for @cgroup returned
  * @ret: what the wait for the other group returned
  * @fifo: enqueued (FIFO) by the owner before its spawns
+ * @fifo_ran: set once @fifo has run (release)
  * @fifo_seen: the leaves that ran after @fifo had run
  * @leaves: the leaves run
  */

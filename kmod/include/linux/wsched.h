@@ -787,6 +787,7 @@ DECLARE_TRACEPOINT(wsched_execute);
 
 struct ws_invoke_slot *__ws_group_owner(struct ws_pool *pool);
 void __ws_spawn(struct ws_group *group, struct ws_task *task);
+void __ws_latent_slow(struct ws_invoke_slot *slot);
 int __ws_group_wait(struct ws_group *group);
 void __ws_latent_finish(struct ws_invoke_slot *slot, struct ws_task *task,
 			struct ws_group *group, struct ws_task *next);
@@ -825,17 +826,15 @@ static __always_inline void ws_group_init_flags(struct ws_group *group,
 /*
  * Whether the owner of @slot, which owns @group, may keep @task latent
  * inline: room left, no isolated region, nobody else waiting for the
- * group, the heartbeat armed and no thief's request to answer (the out
- * of line spawn starts one and answers the other), no tracing, and the
- * task ready.  Acquire as in ws_task_release_spawn_ref() (kmod/group.c):
- * pairs with the release of the last predecessor.
+ * group, no tracing, and the task ready.  Acquire as in
+ * ws_task_release_spawn_ref() (kmod/group.c): pairs with the release of
+ * the last predecessor.
  */
 static __always_inline bool __ws_latent_may_push(struct ws_invoke_slot *slot,
 						 struct ws_group *group,
 						 struct ws_task *task)
 {
 	return slot->lat_top < WS_LATENT_SLOTS && !slot->isolation &&
-	       READ_ONCE(slot->hb_armed) && !READ_ONCE(slot->lat_req) &&
 	       !test_bit(WS_GROUP_SHARED_BIT, &group->flags) &&
 	       !tracepoint_enabled(wsched_spawn) &&
 	       atomic_read_acquire(&task->deps) == 1;
@@ -885,6 +884,18 @@ static __always_inline void ws_spawn(struct ws_group *group,
 		barrier();
 		WRITE_ONCE(slot->lat_top, top + 1);
 		this_cpu_inc(head->stats->spawned);
+		/*
+		 * A heartbeat to start, or a thief's request to answer: rare.
+		 * Read after the push, in program order (both volatile), as
+		 * our heartbeat interrupt sees them: a beat that came before
+		 * the push and stopped for want of latent tasks has cleared
+		 * @hb_armed by now (ws_heartbeat_may_stop(), wsched_internal.h);
+		 * one that comes later finds the task.  Unordered hints
+		 * otherwise (a dozing heartbeat stays armed).
+		 */
+		if (unlikely(!READ_ONCE(slot->hb_armed) ||
+			     READ_ONCE(slot->lat_req)))
+			__ws_latent_slow(slot);
 		return;
 	}
 	__ws_spawn(group, task);
