@@ -250,7 +250,7 @@ void __ws_spawn(struct ws_group *group, struct ws_task *task)
 EXPORT_SYMBOL_GPL(__ws_spawn);
 
 /*
- * Put @task, a latent task of ours taken from @lat, on our deque, or, if
+ * Put @task, a latent task of ours taken from @inv.lat, on our deque, or, if
  * the deque cannot grow, in the injection queue, counted in its group as
  * a thief counts what it takes.  Return whether it went to the deque,
  * for which the caller wakes a sleeper when it should (ws_inject() wakes
@@ -266,7 +266,7 @@ static bool ws_latent_to_deque(struct ws_worker *worker, struct ws_task *task)
 }
 
 /*
- * Publish @task, a latent task of ours taken from @lat: onto our deque
+ * Publish @task, a latent task of ours taken from @inv.lat: onto our deque
  * (woken for as ws_push_own() does), or, inside an isolated region,
  * where our deque may only show the region's tasks above older ones (see
  * ws_pop_own()), into our promotion cell if it is empty.  Return false
@@ -456,7 +456,7 @@ static bool ws_owner_held(struct ws_worker *worker, struct task_struct *owner)
  * preempted: its latent tasks must not stay private then.  While the
  * owner is held (ws_owner_held()), promote its oldest latent task; while
  * it is held with nothing to promote and no invoke frame, stop the
- * heartbeat: the owner sees @hb_armed cleared when it runs again (it
+ * heartbeat: the owner sees @inv.hb_armed cleared when it runs again (it
  * needs a wake-up or this CPU, both after us) and starts it at its next
  * latent spawn or outermost call.  An owner that is not held may be
  * running on another CPU (CPU hotplug moved it): its state is not ours to

@@ -166,7 +166,7 @@ struct ws_invoke {
  *	that sends it; cleared with release by its callback after its last
  *	access to the slot, or by the thief if it could not be sent)
  * @lat_cell: the latent task last promoted to @inv_cell, so that the
- *	owner can take it back if no thief did (as @lat_bot)
+ *	owner can take it back if no thief did (as @inv.lat_bot)
  * @vtsk: the user worker thread of a CPU slot of a user pool, from its
  *	creation until it is stopped (U)
  * @ustate: whether a CPU slot of a user pool has a thread (U; its own
@@ -464,8 +464,8 @@ static __always_inline bool ws_push_own(struct ws_pool *pool,
 /*
  * Latent spawns (Documentation/design.rst, "Latent spawns").  The owner of
  * a CPU slot keeps the ready tasks it spawns into its own groups in
- * @lat, with plain stores.  Its heartbeat, which interrupts it on its own
- * CPU, may promote the oldest one (@lat[@lat_bot]) at any instruction
+ * @inv.lat, with plain stores.  Its heartbeat, which interrupts it on its own
+ * CPU, may promote the oldest one (@inv.lat[@inv.lat_bot]) at any instruction
  * boundary of the owner: so the owner orders its stores for an interrupt
  * of its own CPU only, program order as the compiler emits it (barrier(),
  * WRITE_ONCE()), and needs no fence, no atomic operation.  While the owner
@@ -496,7 +496,7 @@ static inline bool ws_heartbeat_may_stop(const struct ws_worker *worker,
 
 /*
  * Keep @task, armed as a lazily spawned task of a group we own, latent.
- * Return false if @lat is full (the caller queues it as before).
+ * Return false if @inv.lat is full (the caller queues it as before).
  */
 static __always_inline bool ws_latent_push(struct ws_worker *worker,
 					   struct ws_task *task)
@@ -506,7 +506,7 @@ static __always_inline bool ws_latent_push(struct ws_worker *worker,
 
 	if (unlikely(t >= WS_LATENT_SLOTS))
 		return false;
-	/* Read by the heartbeat only below @lat_top, so not yet. */
+	/* Read by the heartbeat only below @inv.lat_top, so not yet. */
 	WRITE_ONCE(worker->inv.lat[t], task);
 	/* The entry before the top; for our heartbeat (see above). */
 	barrier();
@@ -516,7 +516,7 @@ static __always_inline bool ws_latent_push(struct ws_worker *worker,
 	/*
 	 * A heartbeat to start, or a thief's request to answer: rare.  A
 	 * dozing one is armed and stays stopped (ws_heartbeat_unwanted()).
-	 * Unordered, hints (see @lat_req and ws_heartbeat_start()).
+	 * Unordered, hints (see @inv.lat_req and ws_heartbeat_start()).
 	 */
 	if (unlikely(!READ_ONCE(worker->inv.hb_armed) ||
 		     READ_ONCE(worker->inv.lat_req)))
