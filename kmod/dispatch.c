@@ -611,22 +611,11 @@ enum ws_scope {
 	WS_RUN_ANY,		/* also mailed, queued and stolen tasks */
 };
 
-/* Bytes of kernel stack left below the caller's frame. */
-static unsigned long ws_stack_left(void)
-{
-#ifdef CONFIG_STACK_GROWSUP
-	return THREAD_SIZE;
-#else
-	return (unsigned long)__builtin_frame_address(0) -
-	       (unsigned long)task_stack_page(current);
-#endif
-}
-
 static enum ws_scope ws_wait_scope(struct ws_worker *worker)
 {
-	unsigned long left = ws_stack_left();
+	unsigned long left = __ws_stack_left();
 
-	if (worker->inv.wait_depth >= WS_MAX_WAIT_DEPTH || left < THREAD_SIZE / 4)
+	if (!__ws_wait_may_run(worker->inv.wait_depth, left))
 		return WS_RUN_NOTHING;
 	if (worker->inv.wait_depth >= WS_MAX_STEAL_DEPTH || left < THREAD_SIZE / 2)
 		return WS_RUN_OWN;

@@ -502,24 +502,11 @@ static __always_inline bool ws_latent_push(struct ws_worker *worker,
 					   struct ws_task *task)
 {
 	/* Ours: only we store it. */
-	unsigned int t = worker->inv.lat_top;
-
-	if (unlikely(t >= WS_LATENT_SLOTS))
+	if (unlikely(worker->inv.lat_top >= WS_LATENT_SLOTS))
 		return false;
-	/* Read by the heartbeat only below @inv.lat_top, so not yet. */
-	WRITE_ONCE(worker->inv.lat[t], task);
-	/* The entry before the top; for our heartbeat (see above). */
-	barrier();
-	WRITE_ONCE(worker->inv.lat_top, t + 1);
-	ws_stat_inc(worker->pool, spawned);
+	__ws_latent_push(&worker->inv, &worker->pool->head, task);
 	trace_wsched_spawn(worker->pool, task);
-	/*
-	 * A heartbeat to start, or a thief's request to answer: rare.  A
-	 * dozing one is armed and stays stopped (ws_heartbeat_unwanted()).
-	 * Unordered, hints (see @inv.lat_req and ws_heartbeat_start()).
-	 */
-	if (unlikely(!READ_ONCE(worker->inv.hb_armed) ||
-		     READ_ONCE(worker->inv.lat_req)))
+	if (unlikely(__ws_latent_wants_slow(&worker->inv)))
 		ws_latent_slow(worker);
 	return true;
 }

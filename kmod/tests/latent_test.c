@@ -595,6 +595,135 @@ static void latent_fib_fast_heartbeat(struct kunit *test)
 	ws_test_pool_destroy(test, pool);
 }
 
+/* ---- a latent task never waits without a heartbeat ---- */
+
+/*
+ * How long the case below spawns: a second, so that a kernel without
+ * high-resolution timers (the debug stages'), whose 2 us heartbeat beats
+ * at each tick, still sees a few hundred beats.
+ */
+#define LT_ARM_MS		1000
+
+/**
+ * struct lt_arm - the state of latent_spawn_keeps_heartbeat()
+ * @pool: the pool
+ * @root: the owner's task, which runs the rounds
+ * @task: the task spawned in every round
+ * @runs: how many times it ran, in all rounds
+ * @rounds: rounds done
+ * @restarts: rounds that found the heartbeat stopped before the spawn
+ * @stranded: rounds that left a latent task with the heartbeat stopped
+ * @owner: the thread of @root
+ * @handed: rounds whose task ran on another thread (promoted, or offered
+ *	to the idle worker as the heartbeat started)
+ * @ret: the first nonzero wait result, or 0
+ * @latent: the owner's slot keeps spawns latent
+ */
+struct lt_arm {
+	struct ws_pool *pool;
+	struct ws_task root;
+	struct ws_task task;
+	atomic_t runs;
+	unsigned int rounds;
+	unsigned int restarts;
+	unsigned int stranded;
+	struct task_struct *owner;
+	atomic_t handed;
+	int ret;
+	bool latent;
+};
+
+static struct ws_task *lt_arm_fn(struct ws_task *task)
+{
+	struct lt_arm *la = container_of(task, struct lt_arm, task);
+
+	atomic_inc(&la->runs);
+	if (current != la->owner)
+		atomic_inc(&la->handed);
+	return NULL;
+}
+
+static struct ws_task *lt_arm_root_fn(struct ws_task *task)
+{
+	struct lt_arm *la = container_of(task, struct lt_arm, root);
+	struct ws_worker *slot = ws_pool_current(la->pool);
+	unsigned long deadline = jiffies + msecs_to_jiffies(LT_ARM_MS);
+	bool latent, armed;
+	int ret;
+
+	la->owner = current;
+	la->latent = slot && slot->latent;
+	if (!la->latent)
+		return NULL;
+	while (time_before(jiffies, deadline)) {
+		struct ws_group group;
+
+		/* Ours and our heartbeat's: a snapshot, as the spawn reads it. */
+		if (!READ_ONCE(slot->inv.hb_armed))
+			la->restarts++;
+		ws_group_init(&group, la->pool);
+		ws_task_init(&la->task, lt_arm_fn);
+		ws_spawn(&group, &la->task);
+		/*
+		 * The flag, then the task.  Not with interrupts off, which
+		 * would hold the beats back to the end of that window, when
+		 * the task is latent, and then none would stop.  A task seen
+		 * latent now was latent since the spawn (only our pop or a
+		 * promotion ends it), so with the flag clear before, both
+		 * held at once: a latent task with no heartbeat.
+		 */
+		armed = READ_ONCE(slot->inv.hb_armed);
+		latent = READ_ONCE(slot->inv.lat_bot) <
+			 READ_ONCE(slot->inv.lat_top);
+		if (latent && !armed)
+			la->stranded++;
+		ret = ws_group_wait(&group);
+		if (ret && !la->ret)
+			la->ret = ret;
+		la->rounds++;
+	}
+	return NULL;
+}
+
+/*
+ * Against a heartbeat that stops between a spawn's look at it and its
+ * push (the order 99f4a54 fixed): with the heartbeat at 2 us, the owner
+ * spawns one task per round and waits for it, so that a beat mostly
+ * finds nothing latent and stops, and the next spawn starts it again.
+ * Right after each spawn the owner checks that a task it keeps latent
+ * has its heartbeat armed.  Beats land anywhere in the short rounds, so
+ * a hundred stops or more cover the spawn's few instructions (with the
+ * order of 99f4a54's parent, 5 of 110 left a task stranded in a run on
+ * the debug kernel); every task runs once, on the owner or on the other
+ * worker, which a beat that finds the task promotes it to.
+ */
+static void latent_spawn_keeps_heartbeat(struct kunit *test)
+{
+	struct lt_arm *la = kunit_kzalloc(test, sizeof(*la), GFP_KERNEL);
+	struct ws_group group;
+	unsigned int old;
+
+	KUNIT_ASSERT_NOT_NULL(test, la);
+	la->pool = lt_pool2(test);
+	atomic_set(&la->runs, 0);
+	atomic_set(&la->handed, 0);
+	old = lt_hb_set(2);
+	ws_task_init(&la->root, lt_arm_root_fn);
+	ws_group_init(&group, la->pool);
+	ws_spawn(&group, &la->root);
+	KUNIT_EXPECT_EQ(test, ws_group_wait(&group), 0);
+	lt_hb_set(old);
+	KUNIT_EXPECT_TRUE(test, la->latent);
+	KUNIT_EXPECT_EQ(test, la->ret, 0);
+	KUNIT_EXPECT_EQ(test, la->stranded, 0U);
+	KUNIT_EXPECT_EQ(test, (unsigned int)atomic_read(&la->runs), la->rounds);
+	/* The heartbeat did stop and start again. */
+	KUNIT_EXPECT_GE(test, la->restarts, 10U);
+	kunit_info(test, "%u rounds, %u restarts of the heartbeat, %d tasks run elsewhere\n",
+		   la->rounds, la->restarts, atomic_read(&la->handed));
+	ws_test_pool_destroy(test, la->pool);
+}
+
 /* ---- the heartbeat dozes for want of thieves; a thief's kick wakes it ---- */
 
 static void lt_doze_body(struct lt_state *lt)
@@ -882,6 +1011,7 @@ static struct kunit_case latent_cases[] = {
 	KUNIT_CASE(latent_wait_promotes),
 	KUNIT_CASE(latent_shared_wait),
 	KUNIT_CASE(latent_fib_fast_heartbeat),
+	KUNIT_CASE(latent_spawn_keeps_heartbeat),
 	KUNIT_CASE(latent_doze_kicked),
 	KUNIT_CASE(latent_inline_wait_exits),
 	KUNIT_CASE(latent_inline_fifo_turn),

@@ -840,6 +840,45 @@ static __always_inline bool __ws_latent_may_push(struct ws_invoke_slot *slot,
 	       atomic_read_acquire(&task->deps) == 1;
 }
 
+/*
+ * Keep @task latent on the owner of @slot, which checked for room: its
+ * entry, then the top.  Shared by the inline ws_spawn() and the one out
+ * of line (ws_latent_push(), kmod/wsched_internal.h).
+ */
+static __always_inline void __ws_latent_push(struct ws_invoke_slot *slot,
+					     const struct ws_pool_head *head,
+					     struct ws_task *task)
+{
+	/* Ours: only we store it. */
+	unsigned int top = slot->lat_top;
+
+	/* Read by our heartbeat only below @lat_top, so not yet. */
+	WRITE_ONCE(slot->lat[top], task);
+	/*
+	 * The task and its entry before the top: pairs with our heartbeat
+	 * interrupt, on this CPU, which reads the top, then the entry
+	 * (ws_latent_to_cell(), kmod/group.c).
+	 */
+	barrier();
+	WRITE_ONCE(slot->lat_top, top + 1);
+	this_cpu_inc(head->stats->spawned);
+}
+
+/*
+ * After a latent push on the owner of @slot: whether a heartbeat is to
+ * start or a thief's request to answer (rare; ws_latent_slow() does
+ * both).  Read after the push, in program order (both volatile), as our
+ * heartbeat interrupt sees them: a beat that came before the push and
+ * stopped for want of latent tasks has cleared @hb_armed by now
+ * (ws_heartbeat_may_stop(), kmod/wsched_internal.h); one that comes
+ * later finds the task.  Unordered hints otherwise (a dozing heartbeat
+ * stays armed, see ws_heartbeat_unwanted()).
+ */
+static __always_inline bool __ws_latent_wants_slow(struct ws_invoke_slot *slot)
+{
+	return !READ_ONCE(slot->hb_armed) || READ_ONCE(slot->lat_req);
+}
+
 /**
  * ws_spawn - queue a task for execution in a group
  * @group: the group, set up with ws_group_init()
@@ -864,7 +903,6 @@ static __always_inline void ws_spawn(struct ws_group *group,
 	const struct ws_pool_head *head =
 		(const struct ws_pool_head *)group->pool;
 	struct ws_invoke_slot *slot = this_cpu_read(*head->inv_slot);
-	unsigned int top;
 
 	if (likely(group->owner == slot && __ws_invoke_owns(slot) &&
 		   __ws_latent_may_push(slot, group, task))) {
@@ -873,28 +911,8 @@ static __always_inline void ws_spawn(struct ws_group *group,
 		task->isolation = 0;
 		/* Ours only; ws_group_done() reads it locklessly. */
 		WRITE_ONCE(group->lazy, group->lazy + 1);
-		top = slot->lat_top;
-		/* Read by our heartbeat only below @lat_top, so not yet. */
-		WRITE_ONCE(slot->lat[top], task);
-		/*
-		 * The task and its entry before the top: pairs with our
-		 * heartbeat interrupt, on this CPU, which reads the top,
-		 * then the entry (ws_latent_to_cell(), kmod/group.c).
-		 */
-		barrier();
-		WRITE_ONCE(slot->lat_top, top + 1);
-		this_cpu_inc(head->stats->spawned);
-		/*
-		 * A heartbeat to start, or a thief's request to answer: rare.
-		 * Read after the push, in program order (both volatile), as
-		 * our heartbeat interrupt sees them: a beat that came before
-		 * the push and stopped for want of latent tasks has cleared
-		 * @hb_armed by now (ws_heartbeat_may_stop(), wsched_internal.h);
-		 * one that comes later finds the task.  Unordered hints
-		 * otherwise (a dozing heartbeat stays armed).
-		 */
-		if (unlikely(!READ_ONCE(slot->hb_armed) ||
-			     READ_ONCE(slot->lat_req)))
+		__ws_latent_push(slot, head, task);
+		if (unlikely(__ws_latent_wants_slow(slot)))
 			__ws_latent_slow(slot);
 		return;
 	}
@@ -939,6 +957,31 @@ __ws_latent_pop(struct ws_invoke_slot *slot, const struct ws_pool_head *head)
 }
 
 /*
+ * Bytes of kernel stack left below the caller's frame (current is a
+ * per-CPU read the compiler may share with the owner test before it).
+ */
+static __always_inline unsigned long __ws_stack_left(void)
+{
+#ifdef CONFIG_STACK_GROWSUP
+	return THREAD_SIZE;
+#else
+	return (unsigned long)__builtin_frame_address(0) -
+	       (unsigned long)task_stack_page(current);
+#endif
+}
+
+/*
+ * Whether a wait, @wait_depth waits deep with @stack_left bytes of stack
+ * below it, may run tasks at all; one that may runs each one wait deeper.
+ * The inline wait and ws_wait_scope() (kmod/dispatch.c) share it.
+ */
+static __always_inline bool __ws_wait_may_run(unsigned int wait_depth,
+					      unsigned long stack_left)
+{
+	return wait_depth < WS_MAX_WAIT_DEPTH && stack_left >= THREAD_SIZE / 4;
+}
+
+/*
  * The part of a wait that runs inline, on the owner of @slot and of
  * @group: take latent tasks, youngest first, and run them until @group
  * is complete or none is left.  As a task that a wait runs out of line,
@@ -956,14 +999,10 @@ static __always_inline void __ws_wait_latent(struct ws_invoke_slot *slot,
 	struct ws_task *task, *next;
 	struct ws_group *tg;
 
-	if (slot->wait_depth >= WS_MAX_WAIT_DEPTH || slot->isolation)
+	/* The stack left is constant across the loop: tasks return here. */
+	if (!__ws_wait_may_run(slot->wait_depth, __ws_stack_left()) ||
+	    slot->isolation)
 		return;
-#ifndef CONFIG_STACK_GROWSUP
-	/* Constant across the loop: the tasks return to this frame. */
-	if ((unsigned long)__builtin_frame_address(0) -
-	    (unsigned long)task_stack_page(current) < THREAD_SIZE / 4)
-		return;
-#endif
 	while (!ws_group_done(group)) {
 		if (unlikely(!(++slot->ticks % WS_FIFO_PERIOD)))
 			__ws_latent_fifo_turn(slot);

@@ -578,7 +578,7 @@ int native_cpu_up(unsigned int cpu);
 #define MIN_NICE		(-20)
 #define MAX_NICE		19
 #define TASK_COMM_LEN		32
-/* Kernel stack of a worker; ws_stack_left() measures the pthread stack. */
+/* Kernel stack of a worker; __ws_stack_left() measures the pthread stack. */
 #define THREAD_SIZE		(8UL << 20)
 
 struct hrtimer;
