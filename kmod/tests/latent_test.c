@@ -598,11 +598,11 @@ static void latent_fib_fast_heartbeat(struct kunit *test)
 /* ---- a latent task never waits without a heartbeat ---- */
 
 /*
- * How long the case below spawns: a second, so that a kernel without
+ * How long the case below spawns: two seconds, so that a kernel without
  * high-resolution timers (the debug stages'), whose 2 us heartbeat beats
  * at each tick, still sees a few hundred beats.
  */
-#define LT_ARM_MS		1000
+#define LT_ARM_MS		2000
 
 /**
  * struct lt_arm - the state of latent_spawn_keeps_heartbeat()
@@ -691,11 +691,12 @@ static struct ws_task *lt_arm_root_fn(struct ws_task *task)
  * spawns one task per round and waits for it, so that a beat mostly
  * finds nothing latent and stops, and the next spawn starts it again.
  * Right after each spawn the owner checks that a task it keeps latent
- * has its heartbeat armed.  Beats land anywhere in the short rounds, so
- * a hundred stops or more cover the spawn's few instructions (with the
- * order of 99f4a54's parent, 5 of 110 left a task stranded in a run on
- * the debug kernel); every task runs once, on the owner or on the other
- * worker, which a beat that finds the task promotes it to.
+ * has its heartbeat armed.  Beats land anywhere in the short rounds, and
+ * each stop may fall in the spawn's window: a matter of chance, with 70
+ * to 110 stops a second on the debug kernel (a beat per tick), where the
+ * order of 99f4a54's parent left a task stranded at 5 of 110.  Every
+ * task runs once, on the owner or on the other worker, which a beat that
+ * finds the task promotes it to.
  */
 static void latent_spawn_keeps_heartbeat(struct kunit *test)
 {
