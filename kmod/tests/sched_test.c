@@ -355,20 +355,43 @@ static void sched_outside_wait(struct kunit *test)
 
 /* ---- nesting deeper than a single worker may go ---- */
 
+/**
+ * struct chain_frame - a level of a chain of nested waits
+ * @task: the level's task
+ * @pool: the pool
+ * @depth: levels below this one
+ * @levels: per level, how many times it ran
+ * @deepest: the largest wait depth a level ran at, on its thread's slot
+ *	(one wait deeper than the wait that ran it)
+ */
 struct chain_frame {
 	struct ws_task task;
 	struct ws_pool *pool;
 	unsigned int depth;
 	atomic_t *levels;
+	atomic_t *deepest;
 };
+
+/* Raise @max to @val if it is larger. */
+static void chain_note_max(atomic_t *max, int val)
+{
+	int old = atomic_read(max);
+
+	while (val > old && !atomic_try_cmpxchg(max, &old, val))
+		;
+}
 
 static struct ws_task *deep_fn(struct ws_task *task)
 {
 	struct chain_frame *f = container_of(task, struct chain_frame, task);
+	struct ws_worker *slot = ws_pool_current(f->pool);
 	struct chain_frame child;
 	struct ws_group group;
 
 	atomic_inc(&f->levels[f->depth]);
+	/* Our own slot's: no other thread writes it. */
+	if (slot)
+		chain_note_max(f->deepest, slot->inv.wait_depth);
 	if (!f->depth)
 		return NULL;
 	child = *f;
@@ -383,11 +406,14 @@ static struct ws_task *deep_fn(struct ws_task *task)
 /*
  * Each level spawns one child and waits for it, 1.5 times deeper than
  * one worker may nest: the worker at the bound sleeps and another worker
- * steals the rest of the chain.
+ * steals the rest of the chain.  The spawns are latent and the waits
+ * run them inline (__ws_wait_latent()), which must keep to the same
+ * bound: no level runs more than WS_MAX_WAIT_DEPTH waits deep.
  */
 static void sched_deep_nesting(struct kunit *test)
 {
 	const unsigned int depth = WS_MAX_WAIT_DEPTH * 3 / 2;
+	atomic_t deepest = ATOMIC_INIT(0);
 	struct chain_frame root;
 	struct ws_pool *pool;
 	struct ws_group group;
@@ -403,12 +429,14 @@ static void sched_deep_nesting(struct kunit *test)
 	root.pool = pool;
 	root.depth = depth;
 	root.levels = levels;
+	root.deepest = &deepest;
 	ws_group_init(&group, pool);
 	ws_spawn(&group, &root.task);
 	ws_group_wait(&group);
 	for (i = 0; i <= depth; i++)
 		once += atomic_read(&levels[i]) == 1;
 	KUNIT_EXPECT_EQ(test, once, depth + 1);
+	KUNIT_EXPECT_LE(test, atomic_read(&deepest), WS_MAX_WAIT_DEPTH);
 	ws_test_pool_destroy(test, pool);
 }
 
@@ -422,6 +450,7 @@ static void sched_stall_depth(struct kunit *test)
 {
 	struct ws_pool_attrs attrs = { .max_workers = 2 };
 	const unsigned int depth = 4 * WS_MAX_WAIT_DEPTH;
+	atomic_t deepest = ATOMIC_INIT(0);
 	struct ws_pool_stats before, after;
 	struct chain_frame roots[2];
 	struct ws_pool *pool;
@@ -441,6 +470,7 @@ static void sched_stall_depth(struct kunit *test)
 		ws_task_init(&roots[c].task, deep_fn);
 		roots[c].pool = pool;
 		roots[c].depth = depth;
+		roots[c].deepest = &deepest;
 	}
 	for (c = 0; c < 2; c++)
 		ws_spawn(&group, &roots[c].task);
@@ -450,6 +480,7 @@ static void sched_stall_depth(struct kunit *test)
 		for (i = 0; i <= depth; i++)
 			once += atomic_read(&roots[c].levels[i]) == 1;
 	KUNIT_EXPECT_EQ(test, once, 2 * (depth + 1));
+	KUNIT_EXPECT_LE(test, atomic_read(&deepest), WS_MAX_WAIT_DEPTH);
 	KUNIT_EXPECT_GT(test, after.compensated - before.compensated, 0ULL);
 	ws_test_pool_destroy(test, pool);
 }
