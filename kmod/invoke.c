@@ -74,8 +74,11 @@ static __always_inline void ws_invoke_arm(struct ws_worker *worker,
  */
 unsigned int ws_heartbeat_us = 100;
 module_param_named(heartbeat_us, ws_heartbeat_us, uint, 0644);
-/* The tests turn it off to pin the other promotion triggers. */
-EXPORT_SYMBOL_NS_GPL(ws_heartbeat_us, WSCHED_INTERNAL);
+/*
+ * The inline ws_spawn() reads it (__ws_latent_wants_slow()); the tests
+ * turn it off to pin the other promotion triggers.
+ */
+EXPORT_SYMBOL_GPL(ws_heartbeat_us);
 MODULE_PARM_DESC(heartbeat_us,
 		 "Microseconds between promotions of a busy worker's oldest private ws_parallel_invoke() frame (0: only on request)");
 

@@ -223,6 +223,8 @@ struct ws_pool_stats {
 #define WS_MAX_JOINED 16
 
 extern struct ws_pool *ws_system_pool;
+/* Private: the module parameter heartbeat_us, for the inline ws_spawn(). */
+extern unsigned int ws_heartbeat_us;
 
 struct ws_pool *ws_pool_create(const char *name);
 struct ws_pool *ws_pool_create_attrs(const char *name,
@@ -872,11 +874,15 @@ static __always_inline void __ws_latent_push(struct ws_invoke_slot *slot,
  * stopped for want of latent tasks has cleared @hb_armed by now
  * (ws_heartbeat_may_stop(), kmod/wsched_internal.h); one that comes
  * later finds the task.  Unordered hints otherwise (a dozing heartbeat
- * stays armed, see ws_heartbeat_unwanted()).
+ * stays armed, see ws_heartbeat_unwanted()).  With the heartbeat off
+ * (heartbeat_us 0) there is none to start, so only a request calls out:
+ * @ws_heartbeat_us is read only when @hb_armed is clear, which with the
+ * heartbeat on is a spawn that starts it.
  */
 static __always_inline bool __ws_latent_wants_slow(struct ws_invoke_slot *slot)
 {
-	return !READ_ONCE(slot->hb_armed) || READ_ONCE(slot->lat_req);
+	return (!READ_ONCE(slot->hb_armed) && READ_ONCE(ws_heartbeat_us)) ||
+	       READ_ONCE(slot->lat_req);
 }
 
 /**
