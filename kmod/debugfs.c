@@ -47,8 +47,9 @@ static int ws_stats_show(struct seq_file *m, void *unused)
 	seq_putc(m, '\n');
 	for_each_possible_cpu(cpu) {
 		/* A racy copy: counters are bumped without locks. */
-		struct ws_pool_stats snap = *per_cpu_ptr(pool->head.stats, cpu);
+		struct ws_pool_stats snap = {};
 
+		ws_pool_cpu_stats(pool, cpu, &snap);
 		seq_printf(m, "%u", cpu);
 		ws_stats_row(m, &snap);
 	}

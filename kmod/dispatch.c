@@ -1078,7 +1078,11 @@ static void ws_run_chain(struct ws_worker *worker, struct ws_task *task)
  */
 void __ws_latent_run(struct ws_invoke_slot *slot, struct ws_task *task)
 {
-	ws_run_chain(container_of(slot, struct ws_worker, inv), task);
+	struct ws_worker *worker = container_of(slot, struct ws_worker, inv);
+
+	/* The inline wait counts only what it runs itself (@nr_ran). */
+	ws_stat_inc(worker->pool, popped);
+	ws_run_chain(worker, task);
 }
 EXPORT_SYMBOL_GPL(__ws_latent_run);
 

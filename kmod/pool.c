@@ -667,7 +667,39 @@ void ws_pool_destroy(struct ws_pool *pool)
 EXPORT_SYMBOL_GPL(ws_pool_destroy);
 
 /**
- * ws_pool_read_stats - sum a pool's per-CPU event counters
+ * ws_pool_cpu_stats - add up one CPU's event counters of a pool
+ * @pool: the pool
+ * @cpu: a possible CPU
+ * @stats: where to add them
+ *
+ * The per-CPU counters, and those the owner of @cpu's slot keeps in the
+ * slot itself (its latent spawns, and the latent tasks its inline wait
+ * ran: &struct ws_invoke_slot).  Read without synchronisation: a
+ * snapshot, as ws_pool_read_stats() says.
+ */
+void ws_pool_cpu_stats(struct ws_pool *pool, unsigned int cpu,
+		       struct ws_pool_stats *stats)
+{
+	const u64 *c = (const u64 *)per_cpu_ptr(pool->head.stats, cpu);
+	const struct ws_invoke_slot *slot =
+		*per_cpu_ptr(pool->head.inv_slot, cpu);
+	u64 *sum = (u64 *)stats;
+	unsigned int i;
+	u64 ran;
+
+	BUILD_BUG_ON(sizeof(*stats) % sizeof(u64));
+	/* Racy snapshot of counters other CPUs may be bumping. */
+	for (i = 0; i < sizeof(*stats) / sizeof(u64); i++)
+		sum[i] += READ_ONCE(c[i]);
+	/* Pairs with nothing: the owner's WRITE_ONCE() counts, a snapshot. */
+	stats->spawned += READ_ONCE(slot->nr_spawned);
+	ran = READ_ONCE(slot->nr_ran);
+	stats->popped += ran;
+	stats->executed += ran;
+}
+
+/**
+ * ws_pool_read_stats - sum a pool's event counters over its CPUs
  * @pool: the pool
  * @stats: where to store the sums
  *
@@ -676,19 +708,11 @@ EXPORT_SYMBOL_GPL(ws_pool_destroy);
  */
 void ws_pool_read_stats(struct ws_pool *pool, struct ws_pool_stats *stats)
 {
-	const unsigned int nr = sizeof(*stats) / sizeof(u64);
-	u64 *sum = (u64 *)stats;
-	unsigned int cpu, i;
+	unsigned int cpu;
 
-	BUILD_BUG_ON(sizeof(*stats) % sizeof(u64));
 	memset(stats, 0, sizeof(*stats));
-	for_each_possible_cpu(cpu) {
-		const u64 *c = (const u64 *)per_cpu_ptr(pool->head.stats, cpu);
-
-		/* Racy snapshot of counters other CPUs may be bumping. */
-		for (i = 0; i < nr; i++)
-			sum[i] += READ_ONCE(c[i]);
-	}
+	for_each_possible_cpu(cpu)
+		ws_pool_cpu_stats(pool, cpu, stats);
 }
 EXPORT_SYMBOL_GPL(ws_pool_read_stats);
 

@@ -415,6 +415,8 @@ void ws_wake_locked(struct ws_pool *pool, struct ws_worker *worker,
 void ws_freeze_pools(bool freeze);
 void ws_reap_compensator(struct ws_worker *slot);
 bool ws_pool_has_work(struct ws_pool *pool);
+void ws_pool_cpu_stats(struct ws_pool *pool, unsigned int cpu,
+		       struct ws_pool_stats *stats);
 void ws_inject(struct ws_pool *pool, struct ws_task *task);
 void ws_task_claim(struct ws_task *task);
 bool ws_in_pool(struct ws_pool *pool);
@@ -504,7 +506,7 @@ static __always_inline bool ws_latent_push(struct ws_worker *worker,
 	/* Ours: only we store it. */
 	if (unlikely(worker->inv.lat_top >= WS_LATENT_SLOTS))
 		return false;
-	__ws_latent_push(&worker->inv, &worker->pool->head, task);
+	__ws_latent_push(&worker->inv, task);
 	trace_wsched_spawn(worker->pool, task);
 	if (unlikely(__ws_latent_wants_slow(&worker->inv)))
 		ws_latent_slow(worker);
@@ -514,7 +516,11 @@ static __always_inline bool ws_latent_push(struct ws_worker *worker,
 /* Take our youngest latent task, or NULL (see __ws_latent_pop()). */
 static __always_inline struct ws_task *ws_latent_pop(struct ws_worker *worker)
 {
-	return __ws_latent_pop(&worker->inv, &worker->pool->head);
+	struct ws_task *task = __ws_latent_pop(&worker->inv);
+
+	if (task)
+		ws_stat_inc(worker->pool, popped);
+	return task;
 }
 
 /* Take back the latent task we promoted to our cell, if no thief did. */

@@ -515,6 +515,13 @@ struct ws_invoke_frame {
  *	(the owner's only)
  * @ticks: tasks taken, to give the FIFO queue a regular turn (the
  *	owner's only)
+ * @nr_spawned: tasks the owner kept latent: the slot's share of its
+ *	pool's &ws_pool_stats.spawned, counted here, next to the entries,
+ *	rather than per CPU (stored by the owner only, with WRITE_ONCE();
+ *	summed with the per-CPU counters by ws_pool_read_stats())
+ * @nr_ran: latent tasks the owner's inline wait took and ran: its share
+ *	of both &ws_pool_stats.popped and .executed, counted once (as
+ *	@nr_spawned)
  * @hb_armed: the slot's heartbeat timer is queued or running, or dozes
  *	(the owner and its heartbeat interrupt, on the same CPU or while
  *	the owner is held off every CPU: WRITE_ONCE() and READ_ONCE())
@@ -540,6 +547,8 @@ struct ws_invoke_slot {
 	unsigned int lat_req;
 	unsigned int wait_depth;
 	unsigned int ticks;
+	u64 nr_spawned;
+	u64 nr_ran;
 	bool hb_armed;
 	struct ws_task *lat[WS_LATENT_SLOTS];
 };
@@ -844,11 +853,10 @@ static __always_inline bool __ws_latent_may_push(struct ws_invoke_slot *slot,
 
 /*
  * Keep @task latent on the owner of @slot, which checked for room: its
- * entry, then the top.  Shared by the inline ws_spawn() and the one out
- * of line (ws_latent_push(), kmod/wsched_internal.h).
+ * entry, then the top, then the count.  Shared by the inline ws_spawn()
+ * and the one out of line (ws_latent_push(), kmod/wsched_internal.h).
  */
 static __always_inline void __ws_latent_push(struct ws_invoke_slot *slot,
-					     const struct ws_pool_head *head,
 					     struct ws_task *task)
 {
 	/* Ours: only we store it. */
@@ -863,7 +871,12 @@ static __always_inline void __ws_latent_push(struct ws_invoke_slot *slot,
 	 */
 	barrier();
 	WRITE_ONCE(slot->lat_top, top + 1);
-	this_cpu_inc(head->stats->spawned);
+	/*
+	 * Ours: a plain add to a line we just wrote, where a per-CPU
+	 * counter cost a load of the pool's pointer and an add to memory
+	 * of its own.  WRITE_ONCE(): ws_pool_read_stats() reads it.
+	 */
+	WRITE_ONCE(slot->nr_spawned, slot->nr_spawned + 1);
 }
 
 /*
@@ -917,7 +930,7 @@ static __always_inline void ws_spawn(struct ws_group *group,
 		task->isolation = 0;
 		/* Ours only; ws_group_done() reads it locklessly. */
 		WRITE_ONCE(group->lazy, group->lazy + 1);
-		__ws_latent_push(slot, head, task);
+		__ws_latent_push(slot, task);
 		if (unlikely(__ws_latent_wants_slow(slot)))
 			__ws_latent_slow(slot);
 		return;
@@ -929,10 +942,11 @@ static __always_inline void ws_spawn(struct ws_group *group,
  * Take our youngest latent task, or NULL.  Against our heartbeat, which
  * takes the oldest, as the THE protocol against a thief, but on our own
  * CPU: a compiler barrier orders the store of the top before the load of
- * the bottom.
+ * the bottom.  The caller counts the pop: the inline wait in @nr_ran once
+ * the task ran, the wait out of line per CPU (ws_latent_pop()).
  */
 static __always_inline struct ws_task *
-__ws_latent_pop(struct ws_invoke_slot *slot, const struct ws_pool_head *head)
+__ws_latent_pop(struct ws_invoke_slot *slot)
 {
 	unsigned int t = slot->lat_top;
 
@@ -958,7 +972,6 @@ __ws_latent_pop(struct ws_invoke_slot *slot, const struct ws_pool_head *head)
 		WRITE_ONCE(slot->lat_bot, 0);
 		return NULL;
 	}
-	this_cpu_inc(head->stats->popped);
 	return slot->lat[t];
 }
 
@@ -999,7 +1012,6 @@ static __always_inline bool __ws_wait_may_run(unsigned int wait_depth,
  * line.
  */
 static __always_inline void __ws_wait_latent(struct ws_invoke_slot *slot,
-					     const struct ws_pool_head *head,
 					     struct ws_group *group)
 {
 	struct ws_task *task, *next;
@@ -1012,7 +1024,7 @@ static __always_inline void __ws_wait_latent(struct ws_invoke_slot *slot,
 	while (!ws_group_done(group)) {
 		if (unlikely(!(++slot->ticks % WS_FIFO_PERIOD)))
 			__ws_latent_fifo_turn(slot);
-		task = __ws_latent_pop(slot, head);
+		task = __ws_latent_pop(slot);
 		if (!task)
 			return;
 		tg = task->group;
@@ -1024,7 +1036,8 @@ static __always_inline void __ws_wait_latent(struct ws_invoke_slot *slot,
 		slot->wait_depth++;
 		next = task->fn(task);
 		slot->wait_depth--;
-		this_cpu_inc(head->stats->executed);
+		/* Popped and executed; ours, read as in __ws_latent_push(). */
+		WRITE_ONCE(slot->nr_ran, slot->nr_ran + 1);
 		/*
 		 * Close the successor list: fully ordered, pairs with
 		 * try_cmpxchg() in ws_task_precede(), as out of line.  A
@@ -1088,7 +1101,7 @@ static __always_inline int ws_group_wait(struct ws_group *group)
 	int error;
 
 	if (likely(group->owner == slot && __ws_invoke_owns(slot))) {
-		__ws_wait_latent(slot, head, group);
+		__ws_wait_latent(slot, group);
 		/* Acquire: the tasks' writes are visible (ws_group_done()). */
 		if (likely(ws_group_done(group))) {
 			error = READ_ONCE(group->error);
