@@ -661,7 +661,7 @@ ws_next_task(struct ws_worker *worker, struct ws_task *bypass,
 		return NULL;
 
 	/* FIFO tasks get a regular turn, so spawns cannot starve them. */
-	if (open && !(++worker->inv.ticks % WS_FIFO_PERIOD)) {
+	if (open && !(++worker->inv.ticks % WS_FIFO_TURN)) {
 		task = ws_take_fifo(pool);
 		if (task)
 			return task;
@@ -1111,7 +1111,7 @@ EXPORT_SYMBOL_GPL(__ws_latent_finish);
  * @slot: the caller's slot
  *
  * For the inline ws_group_wait() (__ws_wait_latent()), every
- * %WS_FIFO_PERIOD tasks it takes: run the oldest FIFO task, if the wait
+ * %WS_FIFO_TURN tasks it runs: run the oldest FIFO task, if the wait
  * may run any task of the pool (as ws_next_task()); then cond_resched().
  */
 void __ws_latent_fifo_turn(struct ws_invoke_slot *slot)

@@ -476,8 +476,15 @@ struct ws_invoke_frame {
 /* Marks a finished task's successor list: no edge may be added any more. */
 #define WS_DEPS_CLOSED		((struct ws_dep *)1UL)
 
-/* Every this many tasks a worker serves the FIFO queue before its deque. */
+/*
+ * Every this many tasks a worker takes, at most, it serves the FIFO queue
+ * before its deque.  Its two loops count apart (the inline wait the latent
+ * tasks it ran, @nr_ran; the dispatch loop its own @ticks) and each gives
+ * the queue a turn every WS_FIFO_TURN tasks, so that together they never
+ * take WS_FIFO_PERIOD without one.
+ */
 #define WS_FIFO_PERIOD		64
+#define WS_FIFO_TURN		(WS_FIFO_PERIOD / 2)
 
 /**
  * struct ws_invoke_slot - the part of a pool's slot that the inline
@@ -513,8 +520,8 @@ struct ws_invoke_frame {
  *	by the owner, unordered: a hint)
  * @wait_depth: how many ws_group_wait() calls are nested on the owner
  *	(the owner's only)
- * @ticks: tasks taken, to give the FIFO queue a regular turn (the
- *	owner's only)
+ * @ticks: tasks the dispatch loop took, to give the FIFO queue a regular
+ *	turn (the owner's only; the inline wait counts @nr_ran instead)
  * @nr_spawned: tasks the owner kept latent: the slot's share of its
  *	pool's &ws_pool_stats.spawned, counted here, next to the entries,
  *	rather than per CPU (stored by the owner only, with WRITE_ONCE();
@@ -1007,11 +1014,12 @@ static __always_inline bool __ws_wait_may_run(unsigned int wait_depth,
  * each runs one wait deeper, and only while a nested wait may run tasks
  * at all: fewer than %WS_MAX_WAIT_DEPTH waits deep, with a quarter of the
  * stack left, outside isolated regions (a latent task is never isolated).
- * Every %WS_FIFO_PERIOD tasks taken, the FIFO queue gets its turn out of
- * line.  Then the caller returns if @group is complete, else waits out of
- * line.
+ * Every %WS_FIFO_TURN tasks it ran, the FIFO queue gets its turn out of
+ * line.  Return whether @group is complete (if so, with the acquire of
+ * ws_group_done(): its tasks' writes are visible); if not, the caller
+ * waits out of line.
  */
-static __always_inline void __ws_wait_latent(struct ws_invoke_slot *slot,
+static __always_inline bool __ws_wait_latent(struct ws_invoke_slot *slot,
 					     struct ws_group *group)
 {
 	struct ws_task *task, *next;
@@ -1020,13 +1028,16 @@ static __always_inline void __ws_wait_latent(struct ws_invoke_slot *slot,
 	/* The stack left is constant across the loop: tasks return here. */
 	if (!__ws_wait_may_run(slot->wait_depth, __ws_stack_left()) ||
 	    slot->isolation)
-		return;
-	while (!ws_group_done(group)) {
-		if (unlikely(!(++slot->ticks % WS_FIFO_PERIOD)))
+		return ws_group_done(group);
+	for (;;) {
+		if (ws_group_done(group))
+			return true;
+		/* The tasks run here pace the FIFO queue's turns here. */
+		if (unlikely(!(slot->nr_ran % WS_FIFO_TURN)))
 			__ws_latent_fifo_turn(slot);
 		task = __ws_latent_pop(slot);
 		if (!task)
-			return;
+			return ws_group_done(group);
 		tg = task->group;
 		if (unlikely(test_bit(WS_GROUP_CANCELLED_BIT, &tg->flags) ||
 			     tracepoint_enabled(wsched_execute))) {
@@ -1101,9 +1112,8 @@ static __always_inline int ws_group_wait(struct ws_group *group)
 	int error;
 
 	if (likely(group->owner == slot && __ws_invoke_owns(slot))) {
-		__ws_wait_latent(slot, group);
 		/* Acquire: the tasks' writes are visible (ws_group_done()). */
-		if (likely(ws_group_done(group))) {
+		if (likely(__ws_wait_latent(slot, group))) {
 			error = READ_ONCE(group->error);
 			if (unlikely(error))
 				return error;
