@@ -1080,8 +1080,16 @@ void __ws_latent_run(struct ws_invoke_slot *slot, struct ws_task *task)
 {
 	struct ws_worker *worker = container_of(slot, struct ws_worker, inv);
 
-	/* The inline wait counts only what it runs itself (@nr_ran). */
+	/*
+	 * The inline wait counts only what it runs itself (@nr_ran): a task
+	 * that runs here counts as popped per CPU, and in @ticks towards the
+	 * FIFO queue's turns, so that a wait whose tasks all come here (the
+	 * execute tracepoint on, a cancelled group) still gives the queue
+	 * one every WS_FIFO_TURN tasks.
+	 */
 	ws_stat_inc(worker->pool, popped);
+	if (!(++worker->inv.ticks % WS_FIFO_TURN))
+		__ws_latent_fifo_turn(slot);
 	ws_run_chain(worker, task);
 }
 EXPORT_SYMBOL_GPL(__ws_latent_run);

@@ -22,6 +22,7 @@
 #include "ws_test.h"
 
 #include "wsched_internal.h"
+#include "wsched_trace.h"
 
 MODULE_IMPORT_NS(WSCHED_INTERNAL);
 
@@ -809,6 +810,8 @@ static void latent_doze_kicked(struct kunit *test)
  * @fifo_ran: set once @fifo has run (release)
  * @fifo_seen: the leaves that ran after @fifo had run
  * @leaves: the leaves run
+ * @traced: the FIFO case's rounds run with a probe on wsched_execute
+ * @executes: the tasks that probe saw
  */
 struct lt_inline {
 	struct ws_pool *pool;
@@ -824,6 +827,8 @@ struct lt_inline {
 	int fifo_ran;
 	atomic_t fifo_seen;
 	atomic_t leaves;
+	bool traced;
+	atomic_t executes;
 };
 
 static struct lt_inline *lt_inline_of;
@@ -953,32 +958,65 @@ static struct ws_task *lt_leaf_fn(struct ws_task *task)
 #define LT_LEAVES	48
 #define LT_ROUNDS	8
 
+static void lt_probe_execute(void *data, const struct ws_pool *pool,
+			     const struct ws_task *task)
+{
+	struct lt_inline *li = data;
+
+	if (pool == li->pool)
+		atomic_inc(&li->executes);
+}
+
+/* Spawn @nr leaves into a group and wait for them: 0, or -EIO. */
+static int lt_leaf_round(struct ws_pool *pool, struct ws_task *leaves, int nr)
+{
+	struct ws_group group;
+	int i;
+
+	ws_group_init(&group, pool);
+	for (i = 0; i < nr; i++) {
+		ws_task_init(&leaves[i], lt_leaf_fn);
+		ws_spawn(&group, &leaves[i]);
+	}
+	return ws_group_wait(&group) ? -EIO : 0;
+}
+
+#define LT_WARMUP	5
+
 static struct ws_task *lt_fifo_root_fn(struct ws_task *task)
 {
 	struct lt_inline *li = lt_inline_of;
+	struct ws_worker *slot = ws_pool_current(li->pool);
 	struct ws_task *leaves;
 	struct ws_group fgroup;
-	int r, i;
+	int r;
 
+	li->owner_latent = slot && slot->latent;
 	leaves = kcalloc(LT_LEAVES, sizeof(*leaves), GFP_KERNEL);
 	if (!leaves) {
 		li->ret = -ENOMEM;
 		return NULL;
 	}
+	/*
+	 * Untraced, before anything is enqueued: the inline wait runs these
+	 * itself, so the slot's count of them is no longer a multiple of
+	 * WS_FIFO_TURN when the rounds below begin.
+	 */
+	if (lt_leaf_round(li->pool, leaves, LT_WARMUP))
+		li->ret = -EIO;
+	if (li->traced &&
+	    register_trace_wsched_execute(lt_probe_execute, li)) {
+		li->ret = -EINVAL;
+		li->traced = false;
+	}
 	ws_group_init(&fgroup, li->pool);
 	ws_task_init(&li->fifo, lt_fifo_fn);
 	ws_enqueue(&fgroup, &li->fifo);
-	for (r = 0; r < LT_ROUNDS; r++) {
-		struct ws_group group;
-
-		ws_group_init(&group, li->pool);
-		for (i = 0; i < LT_LEAVES; i++) {
-			ws_task_init(&leaves[i], lt_leaf_fn);
-			ws_spawn(&group, &leaves[i]);
-		}
-		if (ws_group_wait(&group))
+	for (r = 0; r < LT_ROUNDS; r++)
+		if (lt_leaf_round(li->pool, leaves, LT_LEAVES))
 			li->ret = -EIO;
-	}
+	if (li->traced)
+		unregister_trace_wsched_execute(lt_probe_execute, li);
 	if (ws_group_wait(&fgroup))
 		li->ret = -EIO;
 	kfree(leaves);
@@ -989,7 +1027,7 @@ static struct ws_task *lt_fifo_root_fn(struct ws_task *task)
  * A worker that only spawns and waits still serves the FIFO queue: on a
  * pool of one worker, whose waits run the latent leaves inline, a task
  * enqueued before 8 rounds of 48 leaves runs among them, at a FIFO turn
- * of the inline wait (one per 64 tasks taken), not after them all.
+ * of the inline wait (one per 32 tasks taken), not after them all.
  */
 static void latent_inline_fifo_turn(struct kunit *test)
 {
@@ -997,9 +1035,37 @@ static void latent_inline_fifo_turn(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, li);
 	lt_inline_run(test, li, lt_fifo_root_fn);
+	KUNIT_EXPECT_TRUE(test, li->owner_latent);
 	KUNIT_EXPECT_EQ(test, li->ret, 0);
 	KUNIT_EXPECT_EQ(test, li->fifo_ran, 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&li->leaves), LT_LEAVES * LT_ROUNDS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&li->leaves),
+			LT_WARMUP + LT_LEAVES * LT_ROUNDS);
+	KUNIT_EXPECT_GT(test, atomic_read(&li->fifo_seen), 0);
+}
+
+/*
+ * As above, with the wsched_execute tracepoint on for the rounds: the
+ * inline wait then hands every leaf to __ws_latent_run(), which runs it
+ * out of line and must still give the FIFO queue its turns, although the
+ * inline wait's own count of the tasks it ran no longer moves.
+ */
+static void latent_inline_fifo_turn_traced(struct kunit *test)
+{
+	struct lt_inline *li = kunit_kzalloc(test, sizeof(*li), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, li);
+	li->traced = true;
+	lt_inline_run(test, li, lt_fifo_root_fn);
+	/* Our probe may run on until every CPU has left it. */
+	tracepoint_synchronize_unregister();
+	KUNIT_EXPECT_TRUE(test, li->traced);
+	KUNIT_EXPECT_TRUE(test, li->owner_latent);
+	KUNIT_EXPECT_EQ(test, li->ret, 0);
+	KUNIT_EXPECT_EQ(test, li->fifo_ran, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&li->leaves),
+			LT_WARMUP + LT_LEAVES * LT_ROUNDS);
+	/* Every leaf of the rounds ran traced (and @fifo, if among them). */
+	KUNIT_EXPECT_GE(test, atomic_read(&li->executes), LT_LEAVES * LT_ROUNDS);
 	KUNIT_EXPECT_GT(test, atomic_read(&li->fifo_seen), 0);
 }
 
@@ -1016,6 +1082,7 @@ static struct kunit_case latent_cases[] = {
 	KUNIT_CASE(latent_doze_kicked),
 	KUNIT_CASE(latent_inline_wait_exits),
 	KUNIT_CASE(latent_inline_fifo_turn),
+	KUNIT_CASE(latent_inline_fifo_turn_traced),
 	{}
 };
 

@@ -520,8 +520,9 @@ struct ws_invoke_frame {
  *	by the owner, unordered: a hint)
  * @wait_depth: how many ws_group_wait() calls are nested on the owner
  *	(the owner's only)
- * @ticks: tasks the dispatch loop took, to give the FIFO queue a regular
- *	turn (the owner's only; the inline wait counts @nr_ran instead)
+ * @ticks: tasks the dispatch loop took, and latent ones the inline wait
+ *	ran out of line, to give the FIFO queue a regular turn (the owner's
+ *	only; the inline wait counts those it runs itself in @nr_ran)
  * @nr_spawned: tasks the owner kept latent: the slot's share of its
  *	pool's &ws_pool_stats.spawned, counted here, next to the entries,
  *	rather than per CPU (stored by the owner only, with WRITE_ONCE();
