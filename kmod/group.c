@@ -267,18 +267,24 @@ static bool ws_latent_to_deque(struct ws_worker *worker, struct ws_task *task)
 
 /*
  * Publish @task, a latent task of ours taken from @inv.lat: onto our deque
- * (woken for as ws_push_own() does), or, inside an isolated region,
- * where our deque may only show the region's tasks above older ones (see
- * ws_pop_own()), into our promotion cell if it is empty.  Return false
- * if it stayed ours: the caller puts it back.
+ * (then wake a sleeper, with the barrier that ws_push_own() omits), or,
+ * inside an isolated region, where our deque may only show the region's
+ * tasks above older ones (see ws_pop_own()), into our promotion cell if
+ * it is empty.  Return false if it stayed ours: the caller puts it back.
  */
 static bool ws_latent_publish(struct ws_worker *worker, struct ws_task *task)
 {
 	if (worker->inv.isolation)
 		return false;
-	/* No barrier, for the reason given in ws_push_own(). */
+	/*
+	 * Unlike ws_push_own(), whose missed wake-up a later spawn makes
+	 * good, we answer a thief that found nothing and may be on its way
+	 * to sleep, and nothing else may publish this task (the heartbeat
+	 * may be off): the task before looking for sleepers; pairs with the
+	 * smp_mb() in ws_worker_sleep(), whose recheck reads our deque.
+	 */
 	if (ws_latent_to_deque(worker, task))
-		ws_wake_one(worker->pool);
+		ws_wake_idle(worker->pool);
 	return true;
 }
 
