@@ -74,6 +74,7 @@ struct lt_child {
  * @spin: a task that keeps the other worker busy, where a case needs it
  * @dozed: the owner saw its heartbeat doze (armed, timer stopped)
  * @held: how many latent tasks the owner held then
+ * @why: what the owner saw, for the report of a case that failed
  */
 struct lt_state {
 	struct ws_pool *pool;
@@ -95,6 +96,7 @@ struct lt_state {
 	struct ws_test_hold spin;
 	bool dozed;
 	unsigned int held;
+	char why[128];
 };
 
 static struct ws_task *lt_nop_fn(struct ws_task *task)
@@ -381,11 +383,20 @@ static struct ws_task *lt_nops;
 
 static void lt_request_body(struct lt_state *lt)
 {
+	struct ws_worker *w = ws_pool_current(lt->pool);
+
 	ws_group_init(&lt->group, lt->pool);
 	ws_spawn(&lt->group, &lt->c1.task);
 	complete(&lt->spawned);
 	/* Our spawns answer the requests of the test thread, which steals. */
 	lt->met = lt_watch(lt, &lt->c1, 0, true, lt_nops, LT_NOPS);
+	if (!lt->met && w)
+		/* Where @c1 stayed, for the failure's report. */
+		snprintf(lt->why, sizeof(lt->why),
+			 "latent %u..%u lat_req %u deque %ld idle %d",
+			 READ_ONCE(w->inv.lat_bot), READ_ONCE(w->inv.lat_top),
+			 READ_ONCE(w->inv.lat_req), ws_deque_size(&w->deque),
+			 atomic_read(&lt->pool->nr_idle));
 	lt->ret = ws_group_wait(&lt->group);
 }
 
@@ -420,7 +431,7 @@ static void latent_request_promotes(struct kunit *test)
 	lt_hb_set(old);
 	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
 	KUNIT_EXPECT_EQ(test, lt->ret, 0);
-	KUNIT_EXPECT_TRUE(test, lt->met);
+	KUNIT_EXPECT_TRUE_MSG(test, lt->met, "%s", lt->why);
 	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c1.runs), 1);
 	KUNIT_EXPECT_PTR_NE(test, lt->c1.thread, lt->owner);
 	ws_test_pool_destroy(test, lt->pool);
@@ -732,7 +743,8 @@ static void lt_doze_body(struct lt_state *lt)
 {
 	/* Our CPU slot: we are its bound worker (checked by the case). */
 	struct ws_worker *w = ws_pool_current(lt->pool);
-	unsigned long settle = jiffies + msecs_to_jiffies(200);
+	unsigned long settle = jiffies + LT_PATIENCE;
+	unsigned long switches;
 
 	if (!w || !w->latent) {
 		/* Not the case (it fails): release the spinner as below. */
@@ -741,12 +753,22 @@ static void lt_doze_body(struct lt_state *lt)
 		lt->ret = ws_group_wait(&lt->group);
 		return;
 	}
+	switches = current->nvcsw + current->nivcsw;
 	lt_spawn_pair(lt);
 	/* Nobody idles or asks: the beats find no taker and doze. */
 	while (!READ_ONCE(w->hb_dozing) && time_before(jiffies, settle))
 		cpu_relax();
 	lt->dozed = READ_ONCE(w->hb_dozing) && READ_ONCE(w->inv.hb_armed);
 	lt->held = READ_ONCE(w->inv.lat_top) - READ_ONCE(w->inv.lat_bot);
+	if (!lt->dozed)
+		/* What kept the heartbeat awake, for the failure's report. */
+		snprintf(lt->why, sizeof(lt->why),
+			 "dozing %d armed %d held %u request %u lat_req %u idle %d switches %lu",
+			 READ_ONCE(w->hb_dozing), READ_ONCE(w->inv.hb_armed),
+			 lt->held, READ_ONCE(w->inv.request),
+			 READ_ONCE(w->inv.lat_req),
+			 atomic_read(&lt->pool->nr_idle),
+			 current->nvcsw + current->nivcsw - switches);
 	ws_test_hold_release(&lt->spin);
 	lt->met = lt_watch(lt, &lt->c1, 0, false, NULL, 0);
 	lt->ret = ws_group_wait(&lt->group);
@@ -778,7 +800,7 @@ static void latent_doze_kicked(struct kunit *test)
 	lt_hb_set(old);
 	KUNIT_EXPECT_TRUE(test, lt->owner_latent);
 	KUNIT_EXPECT_EQ(test, lt->ret, 0);
-	KUNIT_EXPECT_TRUE(test, lt->dozed);
+	KUNIT_EXPECT_TRUE_MSG(test, lt->dozed, "%s", lt->why);
 	KUNIT_EXPECT_EQ(test, lt->held, 2U);
 	KUNIT_EXPECT_TRUE(test, lt->met);
 	KUNIT_EXPECT_EQ(test, atomic_read(&lt->c1.runs), 1);
