@@ -28,6 +28,8 @@ MODULE_IMPORT_NS(WSCHED_INTERNAL);
 
 /* How long a promotion may take before a case gives up (and fails). */
 #define LT_PATIENCE		(5 * HZ)
+/* No-ops spawned by lt_watch() between its waits: well below WS_LATENT_SLOTS. */
+#define LT_NOP_BATCH		16
 /* How long a task that must stay latent is watched (no promotion due). */
 #define LT_WATCH_MS		20
 
@@ -139,9 +141,13 @@ static void lt_child_init(struct lt_state *lt, struct lt_child *c)
 
 /*
  * Spin without calling into wsched for at most @ms milliseconds (0: the
- * patience) until @c starts; if @spawn, spawn a no-op task into the
- * owner's group every 50 us meanwhile (each spawn answers a pending
- * thief's request).  Return whether @c started meanwhile.
+ * patience) until @c starts; if @spawn, spawn a no-op task every 50 us
+ * meanwhile (each latent spawn answers a pending thief's request).  The
+ * no-ops go to a group of their own, which we wait for every
+ * %LT_NOP_BATCH spawns: the wait runs them (the youngest latent tasks)
+ * and leaves @c, so the latent stack never fills.  A spawn onto a full
+ * stack would go to the deque, where thieves take it instead of asking.
+ * Return whether @c started meanwhile.
  */
 static bool lt_watch(struct lt_state *lt, struct lt_child *c,
 		     unsigned int ms, bool spawn, struct ws_task *nops,
@@ -149,21 +155,27 @@ static bool lt_watch(struct lt_state *lt, struct lt_child *c,
 {
 	unsigned long deadline = jiffies + (ms ? msecs_to_jiffies(ms) :
 					    LT_PATIENCE);
+	struct ws_group nop_group;
 	unsigned int i = 0;
 
+	ws_group_init(&nop_group, lt->pool);
 	/* Pairs with smp_store_release() in lt_child_fn(). */
 	while (!smp_load_acquire(&c->started) &&
 	       time_before(jiffies, deadline)) {
 		if (spawn && i < nr_nops) {
 			u64 next = ktime_get_ns() + 50 * NSEC_PER_USEC;
 
-			ws_spawn(&lt->group, &nops[i++]);
+			ws_spawn(&nop_group, &nops[i++]);
+			if (!(i % LT_NOP_BATCH) && ws_group_wait(&nop_group))
+				lt->ret = -EIO;
 			/* Spin, not sleep: a request is all that may promote. */
 			while (ktime_get_ns() < next)
 				cpu_relax();
 		}
 		cpu_relax();
 	}
+	if (spawn && ws_group_wait(&nop_group))
+		lt->ret = -EIO;
 	/* As above. */
 	return smp_load_acquire(&c->started);
 }
