@@ -396,6 +396,7 @@ static struct ws_task *lt_nops;
 static void lt_request_body(struct lt_state *lt)
 {
 	struct ws_worker *w = ws_pool_current(lt->pool);
+	int ret;
 
 	ws_group_init(&lt->group, lt->pool);
 	ws_spawn(&lt->group, &lt->c1.task);
@@ -409,7 +410,10 @@ static void lt_request_body(struct lt_state *lt)
 			 READ_ONCE(w->inv.lat_bot), READ_ONCE(w->inv.lat_top),
 			 READ_ONCE(w->inv.lat_req), ws_deque_size(&w->deque),
 			 atomic_read(&lt->pool->nr_idle));
-	lt->ret = ws_group_wait(&lt->group);
+	ret = ws_group_wait(&lt->group);
+	/* Without losing an -EIO from lt_watch()'s waits for its no-ops. */
+	if (ret)
+		lt->ret = ret;
 }
 
 /*
