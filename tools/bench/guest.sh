@@ -226,6 +226,11 @@ if insmod /lib/wsched/wsched.ko; then
 	echo "# kworkers_unbound=$(cat /proc/[0-9]*/comm 2>/dev/null | grep -c '^kworker/u')" >&3
 	dmesg | grep 'wsched_bench: \(row\|runs\|start\|stats\|done\)' | sed 's/^\[[^]]*\] //' >&3
 	dmesg | grep 'wsched_bench:.*MISMATCH' | sed 's/^\[[^]]*\] //' >&3
+	# BENCH_INSNS=1: the symbols of the text, for tools/bench/insns.py
+	# (while wsched_bench.ko is still loaded).
+	if grep -q ' wsbench_insns=1' /proc/cmdline; then
+		grep ' [tT] ' /proc/kallsyms | sed 's/^/# ksym /' >&3
+	fi
 	run_pages
 	run_citizen
 	# /dev/wsched from user space; it takes the same key=value words

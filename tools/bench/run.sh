@@ -34,6 +34,12 @@
 #                stock-6.12, stock-6.12-rt) or an installed kernel version
 #                (/boot/vmlinuz-<ver> with /usr/src/linux-headers-<ver>);
 #                default stock
+#   BENCH_INSNS=1  count the guest's instructions with a QEMU TCG plugin
+#                (tools/bench/tcg_insns.c) and print them per function
+#                (tools/bench/insns.py), in results/insns-<date>.txt;
+#                BENCH_INSNS_BLOCKS=F also lists function F's blocks, with
+#                their counts per entry of F.  The count slows the guest:
+#                the timed rows of such a run are not comparable.
 #   WSCHED_OUT   build outputs (default <repo>/.build); this uses bench/
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -128,6 +134,15 @@ for a in ${BENCH_ARGS:-}; do
 	append+=" wsbench.$a"
 done
 
+plugin=()
+if [[ -n ${BENCH_INSNS:-} ]]; then
+	gcc -O2 -shared -fPIC -fvisibility=hidden -Wall -o "$out/tcg_insns.so" \
+		"$BENCH_DIR/tcg_insns.c" || die "bench: tcg_insns.so build failed"
+	rm -f "$out/insns.txt"
+	plugin=(-plugin "$out/tcg_insns.so,out=$out/insns.txt")
+	append+=" wsbench_insns=1"
+fi
+
 log "bench: booting $kver with $cpus CPUs (console: $out/console.log)"
 start=$(date +%s)
 rc=0
@@ -137,7 +152,7 @@ timeout --foreground -k 10 "${BENCH_TIMEOUT:-540}" qemu-system-x86_64 \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$out/initramfs.cpio.gz" \
 	-chardev file,id=con,path="$out/console.log" -serial chardev:con \
 	-chardev file,id=res,path="$out/results.log" -serial chardev:res \
-	-append "$append" </dev/null || rc=$?
+	"${plugin[@]}" -append "$append" </dev/null || rc=$?
 log "bench: QEMU exited with $rc after $(($(date +%s) - start)) s"
 grep -q '^# bench-done' "$out/results.log" ||
 	die "no results (timeout or crash); see $out/console.log"
@@ -150,10 +165,17 @@ txt=$results/bench-$stamp.txt
 	python3 "$BENCH_DIR/table.py" "$out/results.log" "$out/chart.dat"
 	echo
 	echo "# raw rows"
-	cat "$out/results.log"
+	grep -v '^# ksym ' "$out/results.log"
 } >"$txt"
 sed -n '/^# raw rows/q;p' "$txt"
 log "bench: wrote $txt"
+if [[ -n ${BENCH_INSNS:-} ]]; then
+	ins=$results/insns-$stamp.txt
+	blocks=()
+	[[ -n ${BENCH_INSNS_BLOCKS:-} ]] && blocks=("blocks=$BENCH_INSNS_BLOCKS")
+	python3 "$BENCH_DIR/insns.py" "$out/results.log" "$out/insns.txt" 40 "${blocks[@]}" | tee "$ins"
+	log "bench: wrote $ins"
+fi
 if [[ -n ${BENCH_PROFILE:-} ]]; then
 	prof=$results/profile-$stamp.txt
 	python3 "$BENCH_DIR/profile.py" "$out/results.log" 30 | tee "$prof"
