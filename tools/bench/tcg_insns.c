@@ -14,8 +14,9 @@
  * its instructions makes.  The adds are not atomic: two vCPUs running the
  * same block at once may lose a count (a profile, not a proof).  At exit
  * it writes one line per executed record to the file of its "out=PATH"
- * argument: "vaddr insns execs locked rets icalls mems" (hex, then
- * decimal; @mems is a total over the runs, the others per run).
+ * argument: "vaddr insns execs locked rets icalls mems" (the address in
+ * hex, the rest decimal: insns, locked, rets and icalls count the
+ * block's instructions, execs its runs, mems the accesses of all runs).
  *
  * Built against QEMU's plugin API version 1 (QEMU 4.2 to 8.x), declared
  * in tcg_plugin_api.h, so that no QEMU header is needed.
