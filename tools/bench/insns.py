@@ -35,7 +35,7 @@ def load_syms(path):
             if not addr:
                 continue
             # The module's name in brackets, if any, is left out:
-            # per= names a function alone.
+            # blocks= names a function alone.
             syms.append((addr, parts[4]))
     syms.sort()
     return syms
